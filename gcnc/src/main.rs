@@ -1,0 +1,3 @@
+//! The `gcnc` command-line program (see `shared/design/cli.md`).
+
+fn main() {}

@@ -488,6 +488,7 @@ impl BlockCall {
 
 /// An instruction: its opcode and operands. The result type is implied (see
 /// [`crate::DataFlowGraph::result_type`]), except where the instruction names it (`ty`).
+/// Atomic accesses are naturally aligned (to their type's size); they have no align flag.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(missing_docs)] // each variant's syntax line names its fields
 pub enum InstData {

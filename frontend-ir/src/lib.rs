@@ -4,8 +4,8 @@
 //! blocks with block parameters (SSA form without phi instructions), built on
 //! `cranelift-entity` tables. The IR is what every frontend produces: the kernel language
 //! lowers to it, embedding programs build it with the [`builder`], and tests write it as text
-//! (`.gir`, see [`parser`] and [`write`]). The [`verifier`] checks that a module is well formed,
-//! [`cfg`], [`dominator_tree`] and [`loops`] analyse its control flow, and the [`interp`]
+//! (`.gir`, see [`parser`] and [`write`](mod@write)). The [`verifier`] checks that a module is well formed,
+//! [`cfg`](mod@cfg), [`dominator_tree`] and [`loops`] analyse its control flow, and the [`interp`]
 //! reference interpreter runs a kernel over a grid and is the semantic oracle that compiled code
 //! is checked against.
 #![deny(missing_docs)]

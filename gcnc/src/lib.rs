@@ -3,3 +3,5 @@
 //! pieces of the command line that are worth testing on their own, such as launch arguments.
 
 pub use frontend_ir as ir;
+
+pub mod launch;

@@ -1,3 +1,24 @@
-//! The `gcnc` command-line program (see `shared/design/cli.md`).
+//! The `gcnc` command-line program (see `shared/design/cli.md`). Exit status: 0 on success,
+//! 1 on a user error (`error: ...` on stderr), 2 on a usage error (reported by clap).
 
-fn main() {}
+mod cli;
+mod run_interp;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    // clap prints usage errors itself and exits with status 2 (0 for --help and --version).
+    let cli = cli::Cli::parse_from(cli::normalize_args(std::env::args_os()));
+    match cli::execute(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<cli::Reported>() => ExitCode::from(1),
+        Err(e) => {
+            // `{:#}` prints the whole chain of causes: "cannot write 'x': Permission denied".
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,629 @@
+//! The command line's shape (clap derive) and each subcommand's entry point. The contract is
+//! `shared/design/cli.md`; the launch syntax (`--grid`, `--arg`, ...) is parsed by the library's
+//! [`gcnc::launch`], so it can be tested and reused without the program.
+//!
+//! Exit status (set by `main`): 0 on success; 1 on a user error, whose message `main` prints
+//! as `error: ...`; 2 on a usage error, which clap reports and exits with itself.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use gcnc::launch::{format_elements, parse_dims, parse_param_index, ArgSpec, DumpSpec};
+
+/// The processor `-mcpu` defaults to.
+pub const DEFAULT_MCPU: &str = "gfx1100";
+
+const CLANG_SPELLINGS: &str = "Clang's spellings are accepted: -mcpu=gfx942:sramecc+, -mwavefrontsize64, -mcumode, \
+-mno-cumode, -mtgsplit, -mcode-object-version=5, -O0 to -O3.";
+
+/// gcnc: a compiler backend for AMD GPUs.
+#[derive(Debug, Parser)]
+#[command(name = "gcnc", version, after_help = CLANG_SPELLINGS)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compile a kernel (.gk) or textual IR (.gir) into a code object, assembly or IR.
+    #[command(after_help = CLANG_SPELLINGS)]
+    Compile(CompileOpts),
+    /// Run a kernel on the emulator, the reference interpreter, or a GPU.
+    #[command(after_help = CLANG_SPELLINGS)]
+    Run(RunOpts),
+    /// Run a kernel on the emulator and on the reference interpreter, and compare the results.
+    #[command(after_help = CLANG_SPELLINGS)]
+    Check(CheckOpts),
+    /// Disassemble a code object (ours or anyone's).
+    Disasm(DisasmOpts),
+    /// Show a code object's header, target and kernels (descriptors and metadata).
+    Inspect(InspectOpts),
+    /// Run the conformance suite on one or more targets.
+    Conformance(ConformanceOpts),
+}
+
+/// The target flags shared by `compile`, `run` and `check`.
+#[derive(Debug, Args)]
+pub struct TargetOpts {
+    /// Target ID as in AMDGPUUsage, e.g. gfx1100 or gfx942:sramecc+:xnack- [default: gfx1100]
+    /// (written -mcpu=... as in clang)
+    #[arg(long = "mcpu", value_name = "TARGET_ID")]
+    pub mcpu: Option<String>,
+    /// Use wave64 on a processor that also has wave32 (-mwavefrontsize64)
+    #[arg(long = "mwavefrontsize64")]
+    pub wavefrontsize64: bool,
+    /// CU mode rather than WGP mode on gfx10+ (-mcumode)
+    #[arg(long = "mcumode", overrides_with = "no_cumode")]
+    pub cumode: bool,
+    /// WGP mode (-mno-cumode)
+    #[arg(long = "mno-cumode", overrides_with = "cumode")]
+    pub no_cumode: bool,
+    /// Workgroups may be split across CUs on gfx90a/gfx942 (-mtgsplit)
+    #[arg(long = "mtgsplit")]
+    pub tgsplit: bool,
+}
+
+#[allow(dead_code)] // read by the target code that later issues add
+impl TargetOpts {
+    /// The target ID, or [`DEFAULT_MCPU`].
+    pub fn mcpu(&self) -> &str {
+        self.mcpu.as_deref().unwrap_or(DEFAULT_MCPU)
+    }
+
+    /// Some(true) for `-mcumode`, Some(false) for `-mno-cumode` (the last one given wins, as in
+    /// clang), None for the processor's default.
+    pub fn cumode(&self) -> Option<bool> {
+        match (self.cumode, self.no_cumode) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// What `compile` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EmitKind {
+    /// A linked, loadable code object (ET_DYN), the default.
+    Hsaco,
+    /// A relocatable object (ET_REL), as -c.
+    Obj,
+    /// Assembly text that llvm-mc-19 reassembles, as -S.
+    Asm,
+    /// Textual IR after lowering.
+    Ir,
+    /// Machine IR after the last pass.
+    Mir,
+}
+
+/// `gcnc compile`.
+#[allow(dead_code)] // read by the compiler driver that later issues add
+#[derive(Debug, Args)]
+pub struct CompileOpts {
+    /// The input: a kernel-language file (.gk) or textual IR (.gir)
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub target: TargetOpts,
+    /// Optimization level (written -O0 to -O3)
+    #[arg(long = "opt-level", value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub opt_level: u8,
+    /// Write a relocatable object (.o)
+    #[arg(short = 'c', conflicts_with_all = ["asm", "emit"])]
+    pub obj: bool,
+    /// Write assembly text (.s)
+    #[arg(short = 'S', conflicts_with = "emit")]
+    pub asm: bool,
+    /// What to write [default: hsaco]
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub emit: Option<EmitKind>,
+    /// Code object version (written -mcode-object-version=N)
+    #[arg(long = "mcode-object-version", value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u8).range(4..=6))]
+    pub code_object_version: u8,
+    /// The output file [default: IN with .hsaco, .o or .s for its extension]
+    #[arg(short = 'o', value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Compile the module's kernels on N threads (the output never depends on N)
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<NonZeroUsize>,
+    /// Print the program after this stage to stderr (repeatable)
+    #[arg(long = "print-after", value_name = "PASS")]
+    pub print_after: Vec<String>,
+    /// Print the program after every stage to stderr
+    #[arg(long = "print-after-all")]
+    pub print_after_all: bool,
+    /// Print per-kernel statistics: instructions, bytes, registers, spills, occupancy, waits
+    #[arg(long)]
+    pub stats: bool,
+}
+
+#[allow(dead_code)] // read by the compiler driver that later issues add
+impl CompileOpts {
+    /// What to write, from `-c`, `-S` and `--emit` (clap has already rejected combinations).
+    pub fn emit_kind(&self) -> EmitKind {
+        match (self.obj, self.asm, self.emit) {
+            (true, _, _) => EmitKind::Obj,
+            (_, true, _) => EmitKind::Asm,
+            (_, _, Some(kind)) => kind,
+            _ => EmitKind::Hsaco,
+        }
+    }
+}
+
+/// Where `run` runs a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Device {
+    /// The built-in emulator, strict about waits, hazards and bounds.
+    Emu,
+    /// The reference interpreter (for .gk and .gir input; no compilation).
+    Interp,
+    /// A real GPU through the HSA runtime.
+    Gpu,
+}
+
+/// `gcnc run`.
+#[allow(dead_code)] // read by the runners as later issues add them
+#[derive(Debug, Args)]
+pub struct RunOpts {
+    /// The input: .gk, .gir, or a code object (.o, .hsaco)
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The kernel to run (needed when the input has several)
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Work-items in each dimension (HSA's grid size)
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub grid: [u32; 3],
+    /// Workgroup size
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub block: [u32; 3],
+    /// One per kernel parameter, in order: TYPE:VALUE or VALUE (scalar), TYPE[N]:INIT with INIT
+    /// one of zeros, iota, fill=V, rand=SEED, file=PATH (buffer), or lds:BYTES
+    #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse)]
+    pub args: Vec<ArgSpec>,
+    /// After the run, write buffer parameter I (0-based) to FILE as raw little-endian bytes
+    #[arg(long, value_name = "I=FILE", value_parser = DumpSpec::parse)]
+    pub dump: Vec<DumpSpec>,
+    /// After the run, print buffer parameter I (0-based), one element per line
+    #[arg(long, value_name = "I", value_parser = parse_param_index)]
+    pub print: Vec<usize>,
+    #[command(flatten)]
+    pub target: TargetOpts,
+    /// Where to run
+    #[arg(long, value_enum, default_value_t = Device::Emu)]
+    pub device: Device,
+}
+
+/// `gcnc check`.
+#[allow(dead_code)] // read by the checker that a later issue adds
+#[derive(Debug, Args)]
+pub struct CheckOpts {
+    /// The input: .gk or .gir
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The kernel to check (needed when the input has several)
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Work-items in each dimension
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub grid: [u32; 3],
+    /// Workgroup size
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub block: [u32; 3],
+    /// Elements in each random buffer [default: the number of work-items]
+    #[arg(long, value_name = "N")]
+    pub len: Option<usize>,
+    /// Seed of the random inputs
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Give the arguments instead of random ones: once per parameter, in order, as for run
+    #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse)]
+    pub args: Vec<ArgSpec>,
+    #[command(flatten)]
+    pub target: TargetOpts,
+}
+
+/// `gcnc disasm`.
+#[allow(dead_code)] // read by the disassembler that a later issue adds
+#[derive(Debug, Args)]
+pub struct DisasmOpts {
+    /// A code object (.o or .hsaco)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// `gcnc inspect`.
+#[allow(dead_code)] // read by the inspector that a later issue adds
+#[derive(Debug, Args)]
+pub struct InspectOpts {
+    /// A code object (.o or .hsaco)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print JSON instead of YAML
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Where `conformance` runs the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ConformanceDevice {
+    /// The built-in emulator.
+    Emu,
+    /// A real GPU through the HSA runtime.
+    Gpu,
+}
+
+/// `gcnc conformance`.
+#[allow(dead_code)] // read by the conformance runner that a later issue adds
+#[derive(Debug, Args)]
+pub struct ConformanceOpts {
+    /// A target to run on, at its default wave size and the other one where it has both
+    /// (repeatable; written -mcpu=... as in clang)
+    #[arg(long = "mcpu", value_name = "TARGET_ID")]
+    pub mcpu: Vec<String>,
+    /// Where to run
+    #[arg(long, value_enum, default_value_t = ConformanceDevice::Emu)]
+    pub device: ConformanceDevice,
+    /// Run only the kernels whose name contains PATTERN
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+    /// Also write the results as JUnit XML to FILE
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// The single-dash long options clang uses, which this program accepts as written.
+const SINGLE_DASH_LONG: [&str; 6] =
+    ["mcpu", "mwavefrontsize64", "mcumode", "mno-cumode", "mtgsplit", "mcode-object-version"];
+
+/// Rewrites clang's single-dash long options into the double-dash forms clap parses.
+///
+/// clap reads `-mcpu=gfx1100` as the cluster of short flags `-m -c -p -u ...`, so before clap
+/// sees the command line, each argument that is one of clang's spellings is rewritten:
+/// `-mcpu=X` and `-mcpu X` become `--mcpu=X` and `--mcpu X`; likewise `-mwavefrontsize64`,
+/// `-mcumode`, `-mno-cumode`, `-mtgsplit` and `-mcode-object-version[=N]` gain a dash; and
+/// `-O0` to `-O3` become `--opt-level=0` to `--opt-level=3`. An argument that is the value of
+/// the option before it (`-o -O2` names an output file `-O2`), and every argument after `--`,
+/// stay as they are; which options take a value is read from clap's own description of the
+/// command line. Anything else, including arguments that are not UTF-8, passes through.
+pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut takes_value: Vec<String> = Vec::new();
+    for sub in Cli::command().get_subcommands() {
+        for arg in sub.get_arguments().filter(|a| a.get_action().takes_values() && !a.is_positional()) {
+            takes_value.extend(arg.get_long().map(|l| format!("--{l}")));
+            takes_value.extend(arg.get_short().map(|s| format!("-{s}")));
+        }
+    }
+    let mut out = Vec::new();
+    let mut verbatim = false; // after `--`
+    let mut is_value = false; // the previous argument is an option waiting for its value
+    for (i, arg) in args.into_iter().enumerate() {
+        let Some(text) = arg.to_str().filter(|_| i > 0 && !verbatim && !is_value) else {
+            is_value = false;
+            out.push(arg);
+            continue;
+        };
+        verbatim = text == "--";
+        let text = rewrite_clang_spelling(text).unwrap_or_else(|| text.to_string());
+        is_value = takes_value.contains(&text);
+        out.push(OsString::from(text));
+    }
+    out
+}
+
+/// The double-dash form of one of clang's spellings, or None if `text` is not one.
+fn rewrite_clang_spelling(text: &str) -> Option<String> {
+    let name = text.strip_prefix('-').filter(|n| !n.starts_with('-'))?;
+    if let Some(level @ ("0" | "1" | "2" | "3")) = name.strip_prefix('O') {
+        return Some(format!("--opt-level={level}"));
+    }
+    SINGLE_DASH_LONG
+        .iter()
+        .any(|long| name.strip_prefix(long).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
+        .then(|| format!("-{text}"))
+}
+
+/// Runs a parsed command line.
+pub fn execute(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Compile(_) => not_implemented("`gcnc compile`"),
+        Command::Run(opts) => run(&opts),
+        Command::Check(_) => not_implemented("`gcnc check`"),
+        Command::Disasm(_) => not_implemented("`gcnc disasm`"),
+        Command::Inspect(_) => not_implemented("`gcnc inspect`"),
+        Command::Conformance(_) => not_implemented("`gcnc conformance`"),
+    }
+}
+
+fn not_implemented(what: &str) -> Result<()> {
+    bail!("{what} is not implemented yet (see ARCHITECTURE.md)")
+}
+
+/// `gcnc run`: checks what the launch description can say without the kernel, then runs it on
+/// the chosen device.
+fn run(opts: &RunOpts) -> Result<()> {
+    let refs = opts.dump.iter().map(|d| (d.index, format!("--dump {}={}", d.index, d.path.display())));
+    let (params, _) = split_lds(&opts.args);
+    for (index, flag) in refs.chain(opts.print.iter().map(|&i| (i, format!("--print {i}")))) {
+        match params.get(index) {
+            None => bail!("{flag}: there is no parameter {index}; the launch gives {} parameter(s)", params.len()),
+            Some(spec) if !spec.is_buffer() => bail!("{flag}: parameter {index} ('{spec}') is not a buffer"),
+            Some(_) => {}
+        }
+    }
+    match opts.device {
+        Device::Interp => run_interp(opts),
+        Device::Emu => not_implemented("`gcnc run --device emu` (the emulator)"),
+        Device::Gpu => not_implemented("`gcnc run --device gpu` (running on a GPU)"),
+    }
+}
+
+/// `gcnc run --device interp`: runs a `.gir` (or `.gk`) kernel on the reference interpreter.
+fn run_interp(opts: &RunOpts) -> Result<()> {
+    let params = crate::run_interp::run(opts)?;
+    write_outputs(opts, &params)
+}
+
+/// An error whose diagnostic has already been printed (with its source line and caret), so
+/// `main` only sets the exit status.
+#[derive(Debug, thiserror::Error)]
+#[error("(reported above)")]
+pub struct Reported;
+
+/// The kernel parameters' specs (every `--arg` but `lds:BYTES`) and the dynamic shared memory
+/// the `lds:` specs ask for. `--dump` and `--print` indices count kernel parameters only.
+pub fn split_lds(args: &[ArgSpec]) -> (Vec<&ArgSpec>, u32) {
+    let mut bytes = 0u32;
+    let params = args
+        .iter()
+        .filter(|spec| match spec {
+            ArgSpec::Lds { bytes: b } => {
+                bytes = bytes.saturating_add(*b);
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    (params, bytes)
+}
+
+/// Whether a processor of the target ID runs wave64 only (the gfx9 family). This fact moves
+/// into `isa`'s processor table when that exists.
+pub fn is_wave64_only(target_id: &str) -> bool {
+    let processor = target_id.split(':').next().unwrap_or_default();
+    processor.strip_prefix("gfx").is_some_and(|n| n.len() == 3 && n.starts_with('9'))
+}
+
+/// After a run: writes each `--dump` file and prints each `--print` buffer to stdout (each
+/// under a `parameter I (TYPE[N]):` line). `params[i]` holds parameter `i`'s bytes after the
+/// run (anything, e.g. empty, for a parameter that is not a buffer); `run` has checked that
+/// every index names a buffer.
+fn write_outputs(opts: &RunOpts, params: &[Vec<u8>]) -> Result<()> {
+    let param = |index: usize| params.get(index).with_context(|| format!("internal error: no parameter {index}"));
+    for dump in &opts.dump {
+        write_file_atomically(&dump.path, param(dump.index)?)?;
+    }
+    let mut text = String::new();
+    for &index in &opts.print {
+        if let Some(ArgSpec::Buffer { ty, len, .. }) = split_lds(&opts.args).0.get(index) {
+            text.push_str(&format!("parameter {index} ({ty}[{len}]):\n"));
+            text.push_str(&format_elements(*ty, param(index)?));
+        }
+    }
+    write_stdout(&text)
+}
+
+/// Writes `bytes` to `path` whole or not at all: into a temporary file beside it, then renamed
+/// over it.
+fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let Some(name) = path.file_name().filter(|_| !path.as_os_str().to_string_lossy().ends_with('/')) else {
+        bail!("cannot write '{}': not a file name", path.display());
+    };
+    let mut tmp_name = OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write '{}'", path.display()))
+}
+
+/// Writes `text` to stdout. A closed pipe (as in `gcnc run ... | head`) is not an error.
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("cannot write to standard output"),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(args: &[&str]) -> Vec<String> {
+        normalize_args(args.iter().map(OsString::from)).into_iter().map(|a| a.into_string().unwrap()).collect()
+    }
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(normalize_args(args.iter().map(OsString::from)))
+    }
+
+    #[test]
+    fn clap_description_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn clang_spellings_are_rewritten() {
+        assert_eq!(
+            norm(&["gcnc", "compile", "a.gk", "-mcpu=gfx942:sramecc+", "-mwavefrontsize64", "-mcumode", "-O3"]),
+            ["gcnc", "compile", "a.gk", "--mcpu=gfx942:sramecc+", "--mwavefrontsize64", "--mcumode", "--opt-level=3"]
+        );
+        assert_eq!(
+            norm(&["gcnc", "compile", "-mcpu", "gfx1100", "-mno-cumode", "-mtgsplit", "-mcode-object-version=4", "x"]),
+            ["gcnc", "compile", "--mcpu", "gfx1100", "--mno-cumode", "--mtgsplit", "--mcode-object-version=4", "x"]
+        );
+        // Values of options, arguments after `--`, and look-alikes stay as written.
+        assert_eq!(
+            norm(&["gcnc", "compile", "-o", "-O2", "-O4", "-mcpux", "--mcpu", "-mcumode", "--", "-O1"]),
+            ["gcnc", "compile", "-o", "-O2", "-O4", "-mcpux", "--mcpu", "-mcumode", "--", "-O1"]
+        );
+        assert_eq!(norm(&["-O2", "run"]), ["-O2", "run"]); // the program name is never touched
+    }
+
+    #[test]
+    fn compile_flags() {
+        let Command::Compile(c) = parse(&["gcnc", "compile", "k.gk"]).unwrap().command else { panic!() };
+        assert_eq!(
+            (c.target.mcpu(), c.opt_level, c.code_object_version, c.emit_kind()),
+            ("gfx1100", 2, 5, EmitKind::Hsaco)
+        );
+        assert_eq!(c.target.cumode(), None);
+        let Command::Compile(c) = parse(&[
+            "gcnc",
+            "compile",
+            "k.gk",
+            "-mcpu=gfx942:sramecc+",
+            "-O0",
+            "-c",
+            "-mcode-object-version=6",
+            "-o",
+            "out.o",
+            "-j",
+            "4",
+            "--print-after=isel",
+            "--stats",
+            "-mcumode",
+            "-mno-cumode",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!()
+        };
+        assert_eq!(c.target.mcpu(), "gfx942:sramecc+");
+        assert_eq!((c.opt_level, c.code_object_version, c.emit_kind()), (0, 6, EmitKind::Obj));
+        assert_eq!((c.output, c.jobs.map(NonZeroUsize::get)), (Some(PathBuf::from("out.o")), Some(4)));
+        assert_eq!((c.print_after, c.stats, c.target.cumode()), (vec!["isel".to_string()], true, Some(false)));
+        let Command::Compile(c) = parse(&["gcnc", "compile", "k.gir", "-S"]).unwrap().command else { panic!() };
+        assert_eq!(c.emit_kind(), EmitKind::Asm);
+        let Command::Compile(c) = parse(&["gcnc", "compile", "k.gir", "--emit=mir"]).unwrap().command else { panic!() };
+        assert_eq!(c.emit_kind(), EmitKind::Mir);
+    }
+
+    #[test]
+    fn usage_errors_exit_2() {
+        for args in [
+            &["gcnc", "bogus"][..],
+            &["gcnc"],
+            &["gcnc", "compile", "k.gk", "-c", "-S"],
+            &["gcnc", "compile", "k.gk", "-O4"],
+            &["gcnc", "compile", "k.gk", "-mcode-object-version=3"],
+            &["gcnc", "compile", "k.gk", "-j", "0"],
+            &["gcnc", "run", "k.gir", "--grid", "0", "--block", "1"],
+            &["gcnc", "run", "k.gir", "--grid", "1"],
+            &["gcnc", "run", "k.gir", "--grid", "1", "--block", "1", "--arg", "f32[4]:ones"],
+            &["gcnc", "run", "k.gir", "--grid", "1", "--block", "1", "--device", "cpu"],
+            &["gcnc", "conformance", "--device", "interp"],
+        ] {
+            let err = parse(args).expect_err(&format!("{args:?} should not parse"));
+            assert_eq!(err.exit_code(), 2, "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn run_flags() {
+        let Command::Run(r) = parse(&[
+            "gcnc",
+            "run",
+            "examples/vadd.gir",
+            "--device",
+            "interp",
+            "--grid",
+            "1000",
+            "--block",
+            "256,1",
+            "--arg",
+            "f32[1000]:iota",
+            "--arg",
+            "1000",
+            "--dump",
+            "0=out.bin",
+            "--print",
+            "0",
+            "-mcpu",
+            "gfx942",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!()
+        };
+        assert_eq!((r.grid, r.block, r.device), ([1000, 1, 1], [256, 1, 1], Device::Interp));
+        assert_eq!(r.args, [ArgSpec::parse("f32[1000]:iota").unwrap(), ArgSpec::parse("1000").unwrap()]);
+        assert_eq!((r.dump[0].index, r.print.as_slice(), r.target.mcpu()), (0, &[0][..], "gfx942"));
+    }
+
+    #[test]
+    fn run_checks_parameter_references() {
+        let run_with = |extra: &[&str]| {
+            let mut args = vec!["gcnc", "run", "k.gir", "--device", "gpu", "--grid", "1", "--block", "1"];
+            args.extend_from_slice(extra);
+            execute(parse(&args).unwrap()).unwrap_err().to_string()
+        };
+        assert_eq!(
+            run_with(&[]),
+            "`gcnc run --device gpu` (running on a GPU) is not implemented yet (see ARCHITECTURE.md)"
+        );
+        assert_eq!(
+            run_with(&["--arg", "u32[4]:zeros", "--print", "1"]),
+            "--print 1: there is no parameter 1; the launch gives 1 parameter(s)"
+        );
+        assert_eq!(
+            run_with(&["--arg", "u32[4]:zeros", "--arg", "u32:1", "--dump", "1=o.bin"]),
+            "--dump 1=o.bin: parameter 1 ('u32:1') is not a buffer"
+        );
+    }
+
+    #[test]
+    fn outputs() {
+        let dir = std::env::temp_dir().join(format!("gcnc-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.bin");
+        write_file_atomically(&path, &[1, 2, 3]).unwrap();
+        write_file_atomically(&path, &[4, 5]).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), [4, 5]);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file is left behind");
+        let e = write_file_atomically(&dir.join("no/such/dir/x.bin"), &[1]).unwrap_err();
+        assert!(format!("{e:#}").starts_with(&format!("cannot write '{}': ", dir.join("no/such/dir/x.bin").display())));
+        assert_eq!(
+            write_file_atomically(Path::new("somedir/"), &[1]).unwrap_err().to_string(),
+            "cannot write 'somedir/': not a file name"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn non_utf8_arguments_pass_through() {
+        #[cfg(unix)]
+        {
+            use std::ffi::OsStr;
+            use std::os::unix::ffi::OsStrExt;
+            let odd = OsStr::from_bytes(b"-O\xff").to_os_string();
+            let out = normalize_args([OsString::from("gcnc"), odd.clone()]);
+            assert_eq!(out, [OsString::from("gcnc"), odd]);
+        }
+    }
+}

@@ -1,0 +1,950 @@
+//! Launch descriptions: how a kernel dispatch is written on the command line (`gcnc run` and
+//! `gcnc check`, see `shared/design/cli.md`).
+//!
+//! - `--grid X[,Y[,Z]]` and `--block X[,Y[,Z]]`: [`parse_dims`]. Missing dimensions are 1.
+//! - `--arg SPEC`, once per kernel parameter: [`ArgSpec::parse`]. A spec is a scalar
+//!   (`TYPE:VALUE`, or `VALUE` when the kernel's signature gives the type), a buffer
+//!   (`TYPE[N]:INIT`) or dynamic shared memory (`lds:BYTES`). [`ArgSpec::materialize`] makes a
+//!   buffer's initial bytes.
+//! - `--dump I=FILE`: [`DumpSpec::parse`]; `--print I`: [`parse_param_index`], and
+//!   [`format_elements`] for the printing.
+//!
+//! Every value is carried as its little-endian bit pattern: a [`ScalarType`] value is a `u64`
+//! whose low [`ScalarType::size`] bytes are the element's bytes and whose other bits are zero.
+//!
+//! Parsing never touches the file system; only [`ArgSpec::materialize`] reads `file=PATH`.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use half::f16;
+use thiserror::Error;
+
+/// The largest buffer [`ArgSpec::parse`] accepts, in bytes (4 GiB). A buffer resource on the GPU
+/// addresses at most this much, and the limit keeps a typo such as `f32[10000000000]` from
+/// exhausting the host's memory.
+pub const MAX_BUFFER_BYTES: usize = 1 << 32;
+
+/// An error in a launch description. Each message quotes the text it is about.
+#[derive(Debug, Error)]
+pub enum LaunchError {
+    /// A `--grid` or `--block` value is malformed.
+    #[error("invalid dimensions '{input}': {reason}")]
+    Dims {
+        /// The text as given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A value does not parse as, or does not fit in, its type.
+    #[error("invalid {ty} value '{input}': {reason}")]
+    Value {
+        /// The type the value was parsed as.
+        ty: ScalarType,
+        /// The text as given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A type name is not one of the scalar types.
+    #[error("unknown type '{input}' (expected one of i32 u32 i64 u64 f16 f32 f64)")]
+    Type {
+        /// The text as given.
+        input: String,
+    },
+    /// An `--arg` spec is malformed (its value, if that is the problem, is [`LaunchError::Value`]).
+    #[error("invalid argument '{input}': {reason}")]
+    Arg {
+        /// The whole spec as given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A `--dump` or `--print` value is malformed.
+    #[error("invalid parameter reference '{input}': {reason}")]
+    ParamRef {
+        /// The text as given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A `file=PATH` buffer's file cannot be read.
+    #[error("cannot read '{}': {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `file=PATH` buffer's file does not have the buffer's size.
+    #[error("'{}' has {actual} bytes, but {ty}[{len}] needs {expected} bytes", path.display())]
+    FileSize {
+        /// The file.
+        path: PathBuf,
+        /// The buffer's element type.
+        ty: ScalarType,
+        /// The buffer's length in elements.
+        len: usize,
+        /// The buffer's size in bytes.
+        expected: u64,
+        /// The file's size in bytes.
+        actual: u64,
+    },
+    /// [`ArgSpec::materialize`] was called on something that is not a buffer.
+    #[error("argument '{spec}' is not a buffer")]
+    NotABuffer {
+        /// The argument, as written by [`ArgSpec`]'s `Display`.
+        spec: String,
+    },
+    /// A scalar's type is neither written in its spec nor known from elsewhere.
+    #[error("the type of scalar argument '{text}' is not known; write it as TYPE:VALUE, e.g. u32:{text}")]
+    UntypedScalar {
+        /// The value as given.
+        text: String,
+    },
+    /// A scalar's written type differs from the type the kernel declares.
+    #[error("argument '{spec}' has type {written}, but the kernel's parameter has type {declared}")]
+    TypeMismatch {
+        /// The argument, as written by [`ArgSpec`]'s `Display`.
+        spec: String,
+        /// The type in the spec.
+        written: ScalarType,
+        /// The type the kernel declares.
+        declared: ScalarType,
+    },
+}
+
+/// The element and scalar types a launch description can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// 32-bit signed integer.
+    I32,
+    /// 32-bit unsigned integer.
+    U32,
+    /// 64-bit signed integer.
+    I64,
+    /// 64-bit unsigned integer.
+    U64,
+    /// IEEE binary16.
+    F16,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary64.
+    F64,
+}
+
+impl ScalarType {
+    /// All types, in the order the documentation lists them.
+    pub const ALL: [ScalarType; 7] = [
+        ScalarType::I32,
+        ScalarType::U32,
+        ScalarType::I64,
+        ScalarType::U64,
+        ScalarType::F16,
+        ScalarType::F32,
+        ScalarType::F64,
+    ];
+
+    /// The name used in specs and messages: `i32`, `f16`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::I32 => "i32",
+            ScalarType::U32 => "u32",
+            ScalarType::I64 => "i64",
+            ScalarType::U64 => "u64",
+            ScalarType::F16 => "f16",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+        }
+    }
+
+    /// The size of one value in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            ScalarType::F16 => 2,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
+        }
+    }
+
+    /// Whether this is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, ScalarType::F16 | ScalarType::F32 | ScalarType::F64)
+    }
+
+    /// Whether this is a signed integer type.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, ScalarType::I32 | ScalarType::I64)
+    }
+
+    /// The bits of this type within a `u64`: `u64::MAX` shifted down to [`ScalarType::size`]
+    /// bytes.
+    fn mask(self) -> u64 {
+        u64::MAX >> (64 - 8 * self.size())
+    }
+
+    /// Parses a value of this type into its bit pattern (low [`ScalarType::size`] bytes, the
+    /// rest zero).
+    ///
+    /// - Integers: decimal or `0x`-hexadecimal digits, with an optional sign (`-` only for the
+    ///   signed types); the value must lie in the type's range (so `i32:0xffffffff` is an error:
+    ///   write `i32:-1`).
+    /// - Floats: anything Rust's `f64::from_str` accepts (`1`, `-2.5e3`, `inf`, `NaN`), rounded
+    ///   to nearest-even into the type. `f32` and `f64` parse directly; `f16` goes through `f64`
+    ///   (this double rounding can differ from direct rounding only for a decimal within 2^-53
+    ///   relative of the midpoint between two f16 values).
+    pub fn parse_value(self, text: &str) -> Result<u64, LaunchError> {
+        let err = |reason: &str| LaunchError::Value { ty: self, input: text.to_string(), reason: reason.to_string() };
+        match self {
+            ScalarType::F16 => {
+                text.parse::<f64>().map(|v| u64::from(f16::from_f64(v).to_bits())).map_err(|_| err("not a number"))
+            }
+            ScalarType::F32 => text.parse::<f32>().map(|v| u64::from(v.to_bits())).map_err(|_| err("not a number")),
+            ScalarType::F64 => text.parse::<f64>().map(f64::to_bits).map_err(|_| err("not a number")),
+            _ => {
+                let (negative, rest) = match text.as_bytes().first() {
+                    Some(b'-') => (true, &text[1..]),
+                    Some(b'+') => (false, &text[1..]),
+                    _ => (false, text),
+                };
+                let (radix, digits) = match rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+                    Some(hex) => (16, hex),
+                    None => (10, rest),
+                };
+                if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                    return Err(err(if radix == 16 {
+                        "expected hexadecimal digits after 0x"
+                    } else {
+                        "expected a decimal or 0x-hexadecimal integer"
+                    }));
+                }
+                if negative && !self.is_signed_int() {
+                    return Err(err("negative value for an unsigned type"));
+                }
+                // At most 32 hex digits fit in u128; more is out of range for every type anyway.
+                let magnitude = u128::from_str_radix(digits, radix).map_err(|_| err("out of range"))?;
+                let bits = 8 * self.size() as u32;
+                let value: i128 = if negative {
+                    let limit = 1u128 << (bits - 1);
+                    if magnitude > limit {
+                        return Err(err("out of range"));
+                    }
+                    -(magnitude as i128)
+                } else {
+                    let limit = if self.is_signed_int() { (1u128 << (bits - 1)) - 1 } else { (1u128 << bits) - 1 };
+                    if magnitude > limit {
+                        return Err(err("out of range"));
+                    }
+                    magnitude as i128
+                };
+                Ok(value as u64 & self.mask())
+            }
+        }
+    }
+
+    /// The bit pattern of integer `i` converted to this type: wrapping for the integer types,
+    /// rounded to nearest-even for the float types.
+    fn index_bits(self, i: u64) -> u64 {
+        let bits = match self {
+            ScalarType::F16 => u64::from(f16::from_f64(i as f64).to_bits()),
+            ScalarType::F32 => u64::from((i as f32).to_bits()),
+            ScalarType::F64 => (i as f64).to_bits(),
+            _ => i,
+        };
+        bits & self.mask()
+    }
+
+    /// Formats a bit pattern of this type: integers in decimal (signed for the signed types),
+    /// floats with Rust's `{:?}` (`1.0`, `-0.5`, `NaN`, `inf`).
+    pub fn format_bits(self, bits: u64) -> String {
+        match self {
+            ScalarType::I32 => format!("{}", bits as u32 as i32),
+            ScalarType::U32 => format!("{}", bits as u32),
+            ScalarType::I64 => format!("{}", bits as i64),
+            ScalarType::U64 => format!("{bits}"),
+            ScalarType::F16 => format!("{:?}", f16::from_bits(bits as u16)),
+            ScalarType::F32 => format!("{:?}", f32::from_bits(bits as u32)),
+            ScalarType::F64 => format!("{:?}", f64::from_bits(bits)),
+        }
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ScalarType {
+    type Err = LaunchError;
+
+    fn from_str(s: &str) -> Result<Self, LaunchError> {
+        ScalarType::ALL.into_iter().find(|t| t.name() == s).ok_or_else(|| LaunchError::Type { input: s.to_string() })
+    }
+}
+
+/// Parses `X[,Y[,Z]]` (a `--grid` or `--block` value): one to three comma-separated decimal
+/// integers, each at least 1 and at most `u32::MAX`. Missing dimensions are 1.
+///
+/// ```
+/// assert_eq!(gcnc::launch::parse_dims("1000").unwrap(), [1000, 1, 1]);
+/// assert_eq!(gcnc::launch::parse_dims("16,8").unwrap(), [16, 8, 1]);
+/// ```
+pub fn parse_dims(text: &str) -> Result<[u32; 3], LaunchError> {
+    let err = |reason: String| LaunchError::Dims { input: text.to_string(), reason };
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > 3 {
+        return Err(err(format!("expected at most 3 dimensions, found {}", parts.len())));
+    }
+    let mut dims = [1u32; 3];
+    for (dim, part) in dims.iter_mut().zip(&parts) {
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(err(format!("'{part}' is not a decimal integer")));
+        }
+        *dim = part.parse().map_err(|_| err(format!("'{part}' does not fit in 32 bits")))?;
+        if *dim == 0 {
+            return Err(err("every dimension must be at least 1".to_string()));
+        }
+    }
+    Ok(dims)
+}
+
+/// How a buffer argument's contents are initialised (the `INIT` of `TYPE[N]:INIT`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BufferInit {
+    /// `zeros`: every byte 0.
+    Zeros,
+    /// `iota`: element `i` is `i` converted to the element type (as Rust's `as` converts: exact,
+    /// or rounded to nearest-even for floats, so large `f16` indices become `inf`).
+    Iota,
+    /// `fill=V`: every element `V`; holds `V`'s bit pattern (see [`ScalarType::parse_value`]).
+    Fill(u64),
+    /// `rand=SEED` (decimal or 0x-hex `u64`): deterministic pseudo-random elements.
+    ///
+    /// The generator is splitmix64 with its state starting at `SEED`; element `i` takes the
+    /// generator's output number `i` (counting from 0), `z`. Integer types get `z % 1001`, so
+    /// the values lie in 0..=1000. Float types get `k * 2^(1-p) - 1`, where `p` is the type's
+    /// precision (11 for f16, 24 for f32, 53 for f64) and `k` the top `p` bits of `z`: uniform
+    /// on a grid in [-1, 1), and exact in the type.
+    Rand(u64),
+    /// `file=PATH`: the file's bytes, raw little-endian. Its size must equal the buffer's.
+    File(PathBuf),
+}
+
+/// One kernel argument, as given by `--arg`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgSpec {
+    /// `TYPE:VALUE`, or `VALUE` alone when the kernel's signature gives the type. An explicit
+    /// type's value has already been checked; an untyped value is checked by
+    /// [`ArgSpec::scalar_bits`] once the type is known.
+    Scalar {
+        /// The written type, if any.
+        ty: Option<ScalarType>,
+        /// The value as written.
+        text: String,
+    },
+    /// `TYPE[N]:INIT`: a global-memory buffer of `len` elements of `ty`.
+    Buffer {
+        /// The element type.
+        ty: ScalarType,
+        /// The number of elements.
+        len: usize,
+        /// The initial contents.
+        init: BufferInit,
+    },
+    /// `lds:BYTES`: this many bytes of dynamic workgroup-shared memory.
+    Lds {
+        /// The size in bytes.
+        bytes: u32,
+    },
+}
+
+impl ArgSpec {
+    /// Parses a `--arg` spec (see the [module documentation](self)).
+    ///
+    /// ```
+    /// use gcnc::launch::{ArgSpec, BufferInit, ScalarType};
+    /// assert_eq!(
+    ///     ArgSpec::parse("f32[1000]:iota").unwrap(),
+    ///     ArgSpec::Buffer { ty: ScalarType::F32, len: 1000, init: BufferInit::Iota }
+    /// );
+    /// assert_eq!(ArgSpec::parse("lds:4096").unwrap(), ArgSpec::Lds { bytes: 4096 });
+    /// ```
+    pub fn parse(text: &str) -> Result<ArgSpec, LaunchError> {
+        let err = |reason: String| LaunchError::Arg { input: text.to_string(), reason };
+        let Some((head, tail)) = text.split_once(':') else {
+            // An untyped scalar: its type comes from the kernel later, but it must be a number.
+            let is_number =
+                [ScalarType::U64, ScalarType::I64, ScalarType::F64].iter().any(|t| t.parse_value(text).is_ok());
+            if !is_number {
+                return Err(err("expected TYPE:VALUE, VALUE (a number), TYPE[N]:INIT or lds:BYTES".to_string()));
+            }
+            return Ok(ArgSpec::Scalar { ty: None, text: text.to_string() });
+        };
+        if head == "lds" {
+            if tail.is_empty() || !tail.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(err(format!("the size of lds:BYTES must be a decimal integer, not '{tail}'")));
+            }
+            let bytes = tail.parse().map_err(|_| err(format!("lds size '{tail}' does not fit in 32 bits")))?;
+            return Ok(ArgSpec::Lds { bytes });
+        }
+        if let Some((ty, len)) = head.split_once('[') {
+            let ty: ScalarType = ty.parse()?;
+            let Some(len) = len.strip_suffix(']') else {
+                return Err(err("expected ']' before ':' in TYPE[N]:INIT".to_string()));
+            };
+            if len.is_empty() || !len.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(err(format!("the length in TYPE[N] must be a decimal integer, not '{len}'")));
+            }
+            let len: usize = len.parse().map_err(|_| err(format!("buffer length '{len}' is too large")))?;
+            match len.checked_mul(ty.size()) {
+                Some(bytes) if bytes <= MAX_BUFFER_BYTES => {}
+                _ => return Err(err(format!("{ty}[{len}] is larger than the 4 GiB limit"))),
+            }
+            let init = match tail.split_once('=') {
+                None if tail == "zeros" => BufferInit::Zeros,
+                None if tail == "iota" => BufferInit::Iota,
+                Some(("fill", value)) => BufferInit::Fill(ty.parse_value(value)?),
+                Some(("rand", seed)) => BufferInit::Rand(ScalarType::U64.parse_value(seed).map_err(|_| {
+                    err(format!("the seed of rand=SEED must be a decimal or 0x-hex u64, not '{seed}'"))
+                })?),
+                Some(("file", path)) if !path.is_empty() => BufferInit::File(PathBuf::from(path)),
+                _ => {
+                    return Err(err(format!(
+                        "unknown buffer initialiser '{tail}' (expected zeros, iota, fill=V, rand=SEED or file=PATH)"
+                    )))
+                }
+            };
+            return Ok(ArgSpec::Buffer { ty, len, init });
+        }
+        let ty: ScalarType = head.parse()?;
+        ty.parse_value(tail)?;
+        Ok(ArgSpec::Scalar { ty: Some(ty), text: tail.to_string() })
+    }
+
+    /// Whether this is a buffer (`TYPE[N]:INIT`).
+    pub fn is_buffer(&self) -> bool {
+        matches!(self, ArgSpec::Buffer { .. })
+    }
+
+    /// A scalar's type and bit pattern, given the type the kernel declares for the parameter
+    /// (if known). A written type must equal the declared one; an unwritten type is taken from
+    /// it. Errors for a buffer or lds spec ([`LaunchError::Arg`]), a scalar whose type is
+    /// nowhere known, or a value that does not parse as the type.
+    pub fn scalar_bits(&self, declared: Option<ScalarType>) -> Result<(ScalarType, u64), LaunchError> {
+        let ArgSpec::Scalar { ty, text } = self else {
+            return Err(LaunchError::Arg {
+                input: self.to_string(),
+                reason: "the kernel's parameter is a scalar".to_string(),
+            });
+        };
+        let ty = match (*ty, declared) {
+            (Some(written), Some(declared)) if written != declared => {
+                return Err(LaunchError::TypeMismatch { spec: self.to_string(), written, declared })
+            }
+            (Some(ty), _) | (None, Some(ty)) => ty,
+            (None, None) => return Err(LaunchError::UntypedScalar { text: text.clone() }),
+        };
+        Ok((ty, ty.parse_value(text)?))
+    }
+
+    /// A buffer's initial contents: `len * ty.size()` bytes, little-endian. Reads the file of a
+    /// `file=PATH` buffer. Errors if this is not a buffer, or the file cannot be read or has
+    /// the wrong size.
+    pub fn materialize(&self) -> Result<Vec<u8>, LaunchError> {
+        let ArgSpec::Buffer { ty, len, init } = self else {
+            return Err(LaunchError::NotABuffer { spec: self.to_string() });
+        };
+        let (ty, len) = (*ty, *len);
+        let expected = len * ty.size(); // cannot overflow: checked against MAX_BUFFER_BYTES by parse
+        if let BufferInit::File(path) = init {
+            let bytes = std::fs::read(path).map_err(|source| LaunchError::Io { path: path.clone(), source })?;
+            if bytes.len() != expected {
+                return Err(LaunchError::FileSize {
+                    path: path.clone(),
+                    ty,
+                    len,
+                    expected: expected as u64,
+                    actual: bytes.len() as u64,
+                });
+            }
+            return Ok(bytes);
+        }
+        let mut out = Vec::with_capacity(expected);
+        let size = ty.size();
+        let mut push = |bits: u64| out.extend_from_slice(&bits.to_le_bytes()[..size]);
+        match init {
+            BufferInit::Zeros => (0..len).for_each(|_| push(0)),
+            BufferInit::Iota => (0..len as u64).for_each(|i| push(ty.index_bits(i))),
+            BufferInit::Fill(bits) => (0..len).for_each(|_| push(*bits)),
+            BufferInit::Rand(seed) => {
+                let mut state = *seed;
+                for _ in 0..len {
+                    let z = splitmix64(&mut state);
+                    push(match ty {
+                        ScalarType::F16 => u64::from(f16::from_f64(unit_grid(z, 11)).to_bits()),
+                        ScalarType::F32 => u64::from((unit_grid(z, 24) as f32).to_bits()),
+                        ScalarType::F64 => unit_grid(z, 53).to_bits(),
+                        _ => z % 1001,
+                    });
+                }
+            }
+            BufferInit::File(_) => unreachable!("handled above"),
+        }
+        Ok(out)
+    }
+}
+
+/// One step of splitmix64 (Steele, Lea and Flood; the constants of Vigna's reference code).
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `k * 2^(1-p) - 1` for `k` the top `p` bits of `z`: a value in [-1, 1) that a type of
+/// precision `p` represents exactly.
+fn unit_grid(z: u64, p: u32) -> f64 {
+    let k = z >> (64 - p);
+    k as f64 * 2f64.powi(1 - p as i32) - 1.0
+}
+
+impl fmt::Display for ArgSpec {
+    /// Writes the spec back in the syntax [`ArgSpec::parse`] reads; a `fill` value is written
+    /// as [`ScalarType::format_bits`] formats it, which parses back to the same bits (NaN
+    /// payloads aside).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgSpec::Scalar { ty: Some(ty), text } => write!(f, "{ty}:{text}"),
+            ArgSpec::Scalar { ty: None, text } => f.write_str(text),
+            ArgSpec::Lds { bytes } => write!(f, "lds:{bytes}"),
+            ArgSpec::Buffer { ty, len, init } => {
+                write!(f, "{ty}[{len}]:")?;
+                match init {
+                    BufferInit::Zeros => f.write_str("zeros"),
+                    BufferInit::Iota => f.write_str("iota"),
+                    BufferInit::Fill(bits) => write!(f, "fill={}", ty.format_bits(*bits)),
+                    BufferInit::Rand(seed) => write!(f, "rand={seed}"),
+                    BufferInit::File(path) => write!(f, "file={}", path.display()),
+                }
+            }
+        }
+    }
+}
+
+/// A `--dump I=FILE`: write kernel parameter `index` (0-based over all parameters; it must be a
+/// buffer) to `path` after the run, as raw little-endian bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DumpSpec {
+    /// The parameter's 0-based index.
+    pub index: usize,
+    /// The file to write.
+    pub path: PathBuf,
+}
+
+impl DumpSpec {
+    /// Parses `I=FILE`.
+    pub fn parse(text: &str) -> Result<DumpSpec, LaunchError> {
+        let err = |reason: &str| LaunchError::ParamRef { input: text.to_string(), reason: reason.to_string() };
+        let (index, path) = text.split_once('=').ok_or_else(|| err("expected I=FILE"))?;
+        if path.is_empty() {
+            return Err(err("expected a file name after '='"));
+        }
+        Ok(DumpSpec {
+            index: parse_param_index(index).map_err(|_| err("I must be a parameter index (0, 1, ...)"))?,
+            path: PathBuf::from(path),
+        })
+    }
+}
+
+/// Parses a parameter index (the `I` of `--print I` and `--dump I=FILE`): a decimal integer,
+/// 0-based over all the kernel's parameters.
+pub fn parse_param_index(text: &str) -> Result<usize, LaunchError> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(index) = text.parse() {
+            return Ok(index);
+        }
+    }
+    Err(LaunchError::ParamRef { input: text.to_string(), reason: "expected a parameter index (0, 1, ...)".to_string() })
+}
+
+/// Formats a buffer's elements one per line, each as `[i] value` and ending in a newline (see
+/// [`ScalarType::format_bits`] for the values). A trailing partial element is not printed.
+///
+/// ```
+/// use gcnc::launch::{format_elements, ScalarType};
+/// let bytes: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+/// assert_eq!(format_elements(ScalarType::F32, &bytes), "[0] 1.5\n[1] -2.0\n");
+/// ```
+pub fn format_elements(ty: ScalarType, bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, chunk) in bytes.chunks_exact(ty.size()).enumerate() {
+        let mut le = [0u8; 8];
+        le[..chunk.len()].copy_from_slice(chunk);
+        out.push_str(&format!("[{i}] {}\n", ty.format_bits(u64::from_le_bytes(le))));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ScalarType::*;
+
+    fn msg<T: fmt::Debug>(r: Result<T, LaunchError>) -> String {
+        r.expect_err("expected an error").to_string()
+    }
+
+    #[test]
+    fn dims() {
+        assert_eq!(parse_dims("1000").unwrap(), [1000, 1, 1]);
+        assert_eq!(parse_dims("16,8").unwrap(), [16, 8, 1]);
+        assert_eq!(parse_dims("4,3,2").unwrap(), [4, 3, 2]);
+        assert_eq!(parse_dims("4294967295").unwrap(), [u32::MAX, 1, 1]);
+        assert_eq!(msg(parse_dims("0")), "invalid dimensions '0': every dimension must be at least 1");
+        assert_eq!(msg(parse_dims("4,0")), "invalid dimensions '4,0': every dimension must be at least 1");
+        assert_eq!(
+            msg(parse_dims("4294967296")),
+            "invalid dimensions '4294967296': '4294967296' does not fit in 32 bits"
+        );
+        assert_eq!(msg(parse_dims("1,2,3,4")), "invalid dimensions '1,2,3,4': expected at most 3 dimensions, found 4");
+        assert_eq!(msg(parse_dims("")), "invalid dimensions '': '' is not a decimal integer");
+        assert_eq!(msg(parse_dims("8,,2")), "invalid dimensions '8,,2': '' is not a decimal integer");
+        assert_eq!(msg(parse_dims("x")), "invalid dimensions 'x': 'x' is not a decimal integer");
+        assert_eq!(msg(parse_dims("-1")), "invalid dimensions '-1': '-1' is not a decimal integer");
+        assert_eq!(msg(parse_dims(" 8")), "invalid dimensions ' 8': ' 8' is not a decimal integer");
+        assert_eq!(msg(parse_dims("8,")), "invalid dimensions '8,': '' is not a decimal integer");
+    }
+
+    #[test]
+    fn scalar_types() {
+        for ty in ScalarType::ALL {
+            assert_eq!(ty.name().parse::<ScalarType>().unwrap(), ty);
+            assert_eq!(ty.to_string(), ty.name());
+        }
+        assert_eq!([I32, U32, I64, U64, F16, F32, F64].map(ScalarType::size), [4, 4, 8, 8, 2, 4, 8]);
+        assert_eq!(msg("i8".parse::<ScalarType>()), "unknown type 'i8' (expected one of i32 u32 i64 u64 f16 f32 f64)");
+    }
+
+    #[test]
+    fn integer_values() {
+        assert_eq!(I32.parse_value("0").unwrap(), 0);
+        assert_eq!(I32.parse_value("-1").unwrap(), 0xffff_ffff);
+        assert_eq!(I32.parse_value("+7").unwrap(), 7);
+        assert_eq!(I32.parse_value("2147483647").unwrap(), 0x7fff_ffff);
+        assert_eq!(I32.parse_value("-2147483648").unwrap(), 0x8000_0000);
+        assert_eq!(I32.parse_value("-0x80000000").unwrap(), 0x8000_0000);
+        assert_eq!(U32.parse_value("0xFFFFffff").unwrap(), 0xffff_ffff);
+        assert_eq!(U32.parse_value("0X10").unwrap(), 16);
+        assert_eq!(I64.parse_value("-9223372036854775808").unwrap(), 0x8000_0000_0000_0000);
+        assert_eq!(I64.parse_value("-2").unwrap(), 0xffff_ffff_ffff_fffe);
+        assert_eq!(U64.parse_value("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(
+            U64.parse_value("-0x0").map_err(|e| e.to_string()),
+            Err("invalid u64 value '-0x0': negative value for an unsigned type".to_string())
+        );
+
+        assert_eq!(msg(I32.parse_value("2147483648")), "invalid i32 value '2147483648': out of range");
+        assert_eq!(msg(I32.parse_value("-2147483649")), "invalid i32 value '-2147483649': out of range");
+        assert_eq!(msg(I32.parse_value("0xffffffff")), "invalid i32 value '0xffffffff': out of range");
+        assert_eq!(msg(U32.parse_value("4294967296")), "invalid u32 value '4294967296': out of range");
+        assert_eq!(msg(U32.parse_value("-1")), "invalid u32 value '-1': negative value for an unsigned type");
+        assert_eq!(
+            msg(U64.parse_value("18446744073709551616")),
+            "invalid u64 value '18446744073709551616': out of range"
+        );
+        assert_eq!(
+            msg(U64.parse_value(&"9".repeat(60))),
+            format!("invalid u64 value '{}': out of range", "9".repeat(60))
+        );
+        assert_eq!(
+            msg(I32.parse_value("1.5")),
+            "invalid i32 value '1.5': expected a decimal or 0x-hexadecimal integer"
+        );
+        assert_eq!(msg(I32.parse_value("")), "invalid i32 value '': expected a decimal or 0x-hexadecimal integer");
+        assert_eq!(msg(I32.parse_value("-")), "invalid i32 value '-': expected a decimal or 0x-hexadecimal integer");
+        assert_eq!(
+            msg(I32.parse_value("--1")),
+            "invalid i32 value '--1': expected a decimal or 0x-hexadecimal integer"
+        );
+        assert_eq!(
+            msg(I32.parse_value("-+1")),
+            "invalid i32 value '-+1': expected a decimal or 0x-hexadecimal integer"
+        );
+        assert_eq!(msg(U32.parse_value("0x")), "invalid u32 value '0x': expected hexadecimal digits after 0x");
+        assert_eq!(msg(U32.parse_value("0xg")), "invalid u32 value '0xg': expected hexadecimal digits after 0x");
+        assert_eq!(msg(U32.parse_value("0x+1")), "invalid u32 value '0x+1': expected hexadecimal digits after 0x");
+    }
+
+    #[test]
+    fn float_values() {
+        assert_eq!(F32.parse_value("1").unwrap(), 0x3f80_0000);
+        assert_eq!(F32.parse_value("-2.5").unwrap(), u64::from((-2.5f32).to_bits()));
+        assert_eq!(F32.parse_value("0.1").unwrap(), u64::from(0.1f32.to_bits()));
+        assert_eq!(F32.parse_value("-0").unwrap(), 0x8000_0000);
+        assert_eq!(F32.parse_value("inf").unwrap(), 0x7f80_0000);
+        assert_eq!(F32.parse_value("1e39").unwrap(), 0x7f80_0000);
+        assert_eq!(F64.parse_value("0.1").unwrap(), 0.1f64.to_bits());
+        assert_eq!(F64.parse_value("-1e300").unwrap(), (-1e300f64).to_bits());
+        assert_eq!(F16.parse_value("1").unwrap(), 0x3c00);
+        assert_eq!(F16.parse_value("-2").unwrap(), 0xc000);
+        assert_eq!(F16.parse_value("65504").unwrap(), 0x7bff);
+        assert_eq!(F16.parse_value("65520").unwrap(), 0x7c00); // rounds up to inf
+        assert_eq!(F16.parse_value("0.1").unwrap(), 0x2e66);
+        assert!(f32::from_bits(F32.parse_value("NaN").unwrap() as u32).is_nan());
+        assert_eq!(msg(F32.parse_value("one")), "invalid f32 value 'one': not a number");
+        assert_eq!(msg(F16.parse_value("")), "invalid f16 value '': not a number");
+        assert_eq!(msg(F64.parse_value("0x10")), "invalid f64 value '0x10': not a number");
+    }
+
+    #[test]
+    fn arg_specs() {
+        let p = |s| ArgSpec::parse(s).unwrap();
+        assert_eq!(p("1000"), ArgSpec::Scalar { ty: None, text: "1000".into() });
+        assert_eq!(p("u32:1000"), ArgSpec::Scalar { ty: Some(U32), text: "1000".into() });
+        assert_eq!(p("f16:-0.5"), ArgSpec::Scalar { ty: Some(F16), text: "-0.5".into() });
+        assert_eq!(p("lds:4096"), ArgSpec::Lds { bytes: 4096 });
+        assert_eq!(p("f32[1000]:iota"), ArgSpec::Buffer { ty: F32, len: 1000, init: BufferInit::Iota });
+        assert_eq!(p("i64[3]:zeros"), ArgSpec::Buffer { ty: I64, len: 3, init: BufferInit::Zeros });
+        assert_eq!(p("f32[1000]:fill=2"), ArgSpec::Buffer { ty: F32, len: 1000, init: BufferInit::Fill(0x4000_0000) });
+        assert_eq!(p("i32[2]:fill=-1"), ArgSpec::Buffer { ty: I32, len: 2, init: BufferInit::Fill(0xffff_ffff) });
+        assert_eq!(p("u64[8]:rand=0x2a"), ArgSpec::Buffer { ty: U64, len: 8, init: BufferInit::Rand(42) });
+        assert_eq!(p("u32[0]:zeros"), ArgSpec::Buffer { ty: U32, len: 0, init: BufferInit::Zeros });
+        assert_eq!(
+            p("f64[2]:file=a=b.bin"),
+            ArgSpec::Buffer { ty: F64, len: 2, init: BufferInit::File("a=b.bin".into()) }
+        );
+        assert!(p("f32[2]:iota").is_buffer() && !p("lds:1").is_buffer() && !p("1").is_buffer());
+
+        assert_eq!(p("-0x10"), ArgSpec::Scalar { ty: None, text: "-0x10".into() });
+        assert_eq!(p("2.5e3"), ArgSpec::Scalar { ty: None, text: "2.5e3".into() });
+        let what = "expected TYPE:VALUE, VALUE (a number), TYPE[N]:INIT or lds:BYTES";
+        assert_eq!(msg(ArgSpec::parse("")), format!("invalid argument '': {what}"));
+        assert_eq!(msg(ArgSpec::parse("f32[4]")), format!("invalid argument 'f32[4]': {what}"));
+        assert_eq!(msg(ArgSpec::parse("zeros")), format!("invalid argument 'zeros': {what}"));
+        assert_eq!(msg(ArgSpec::parse("i8:1")), "unknown type 'i8' (expected one of i32 u32 i64 u64 f16 f32 f64)");
+        assert_eq!(
+            msg(ArgSpec::parse("i32:1.5")),
+            "invalid i32 value '1.5': expected a decimal or 0x-hexadecimal integer"
+        );
+        assert_eq!(msg(ArgSpec::parse("u32:")), "invalid u32 value '': expected a decimal or 0x-hexadecimal integer");
+        assert_eq!(
+            msg(ArgSpec::parse("lds:")),
+            "invalid argument 'lds:': the size of lds:BYTES must be a decimal integer, not ''"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("lds:1k")),
+            "invalid argument 'lds:1k': the size of lds:BYTES must be a decimal integer, not '1k'"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("lds:4294967296")),
+            "invalid argument 'lds:4294967296': lds size '4294967296' does not fit in 32 bits"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32[10:zeros")),
+            "invalid argument 'f32[10:zeros': expected ']' before ':' in TYPE[N]:INIT"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32[]:zeros")),
+            "invalid argument 'f32[]:zeros': the length in TYPE[N] must be a decimal integer, not ''"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32[-1]:zeros")),
+            "invalid argument 'f32[-1]:zeros': the length in TYPE[N] must be a decimal integer, not '-1'"
+        );
+        assert_eq!(msg(ArgSpec::parse("q[1]:zeros")), "unknown type 'q' (expected one of i32 u32 i64 u64 f16 f32 f64)");
+        assert_eq!(
+            msg(ArgSpec::parse("f32[1073741825]:zeros")),
+            "invalid argument 'f32[1073741825]:zeros': f32[1073741825] is larger than the 4 GiB limit"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("u32[99999999999999999999999]:zeros")),
+            "invalid argument 'u32[99999999999999999999999]:zeros': buffer length '99999999999999999999999' is too large"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32[4]:ones")),
+            "invalid argument 'f32[4]:ones': unknown buffer initialiser 'ones' (expected zeros, iota, fill=V, rand=SEED or file=PATH)"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32[4]:file=")),
+            "invalid argument 'f32[4]:file=': unknown buffer initialiser 'file=' (expected zeros, iota, fill=V, rand=SEED or file=PATH)"
+        );
+        assert_eq!(msg(ArgSpec::parse("f32[4]:fill=x")), "invalid f32 value 'x': not a number");
+        assert_eq!(
+            msg(ArgSpec::parse("u32[4]:fill=-3")),
+            "invalid u32 value '-3': negative value for an unsigned type"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32[4]:rand=-1")),
+            "invalid argument 'f32[4]:rand=-1': the seed of rand=SEED must be a decimal or 0x-hex u64, not '-1'"
+        );
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in [
+            "1000",
+            "u32:7",
+            "lds:64",
+            "f32[3]:zeros",
+            "i32[3]:iota",
+            "i32[3]:fill=-4",
+            "f32[3]:fill=2.5",
+            "u64[1]:rand=9",
+            "f16[2]:file=x.bin",
+        ] {
+            let spec = ArgSpec::parse(s).unwrap();
+            assert_eq!(spec.to_string(), s);
+            assert_eq!(ArgSpec::parse(&spec.to_string()).unwrap(), spec);
+        }
+    }
+
+    #[test]
+    fn scalar_bits() {
+        assert_eq!(ArgSpec::parse("1000").unwrap().scalar_bits(Some(U32)).unwrap(), (U32, 1000));
+        assert_eq!(ArgSpec::parse("-1").unwrap().scalar_bits(Some(I64)).unwrap(), (I64, u64::MAX));
+        assert_eq!(ArgSpec::parse("f32:1").unwrap().scalar_bits(None).unwrap(), (F32, 0x3f80_0000));
+        assert_eq!(ArgSpec::parse("f32:1").unwrap().scalar_bits(Some(F32)).unwrap(), (F32, 0x3f80_0000));
+        assert_eq!(
+            msg(ArgSpec::parse("1000").unwrap().scalar_bits(None)),
+            "the type of scalar argument '1000' is not known; write it as TYPE:VALUE, e.g. u32:1000"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("-1").unwrap().scalar_bits(Some(U32))),
+            "invalid u32 value '-1': negative value for an unsigned type"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32:1").unwrap().scalar_bits(Some(F64))),
+            "argument 'f32:1' has type f32, but the kernel's parameter has type f64"
+        );
+        assert_eq!(
+            msg(ArgSpec::parse("f32[2]:zeros").unwrap().scalar_bits(Some(F32))),
+            "invalid argument 'f32[2]:zeros': the kernel's parameter is a scalar"
+        );
+    }
+
+    fn elements(ty: ScalarType, bytes: &[u8]) -> Vec<u64> {
+        bytes
+            .chunks_exact(ty.size())
+            .map(|c| {
+                let mut le = [0u8; 8];
+                le[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(le)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn materialize_generated() {
+        let m = |s| ArgSpec::parse(s).unwrap().materialize().unwrap();
+        assert_eq!(m("u32[3]:zeros"), vec![0; 12]);
+        assert_eq!(m("f16[0]:iota"), Vec::<u8>::new());
+        assert_eq!(m("i32[3]:iota"), [0i32, 1, 2].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        assert_eq!(m("f32[3]:iota"), [0f32, 1.0, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        assert_eq!(m("f64[2]:iota"), [0f64, 1.0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        assert_eq!(m("f16[3]:iota"), vec![0x00, 0x00, 0x00, 0x3c, 0x00, 0x40]);
+        assert_eq!(m("i64[2]:fill=-2"), [-2i64, -2].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        assert_eq!(m("f32[2]:fill=2"), [2f32, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        assert_eq!(m("f16[1]:fill=1"), vec![0x00, 0x3c]);
+        // f16 iota saturates to inf past 65504 (65519 rounds down to 65504, 65520 up to inf).
+        let big = elements(F16, &m("f16[65521]:iota"));
+        assert_eq!((big[65504], big[65519], big[65520]), (0x7bff, 0x7bff, 0x7c00));
+    }
+
+    #[test]
+    fn materialize_rand() {
+        // The generator's first outputs from seed 0, from Vigna's splitmix64.c.
+        let mut state = 0;
+        assert_eq!(splitmix64(&mut state), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(splitmix64(&mut state), 0x6e78_9e6a_a1b9_65f4);
+        let m = |s| ArgSpec::parse(s).unwrap().materialize().unwrap();
+        assert_eq!(
+            elements(U64, &m("u64[2]:rand=0")),
+            vec![0xe220_a839_7b1d_cdaf % 1001, 0x6e78_9e6a_a1b9_65f4 % 1001]
+        );
+        assert_ne!(m("u32[100]:rand=5"), m("u32[100]:rand=6"));
+        for v in elements(I32, &m("i32[1000]:rand=1")) {
+            assert!(v <= 1000);
+        }
+        let f32s: Vec<f32> = elements(F32, &m("f32[4096]:rand=3")).iter().map(|&b| f32::from_bits(b as u32)).collect();
+        assert!(f32s.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(f32s.iter().any(|&v| v < -0.9) && f32s.iter().any(|&v| v > 0.9));
+        // The first f32 is built from the top 24 bits of the first output.
+        assert_eq!(f32s[0], (splitmix64(&mut 3) >> 40) as f32 * 2f32.powi(-23) - 1.0);
+        let f64s: Vec<f64> = elements(F64, &m("f64[4096]:rand=3")).iter().map(|&b| f64::from_bits(b)).collect();
+        assert!(f64s.iter().all(|v| (-1.0..1.0).contains(v)));
+        let f16s: Vec<f32> =
+            elements(F16, &m("f16[4096]:rand=3")).iter().map(|&b| f16::from_bits(b as u16).to_f32()).collect();
+        assert!(f16s.iter().all(|v| (-1.0..1.0).contains(v)));
+        // Extremes of the grid stay inside [-1, 1) and are exact.
+        assert_eq!(unit_grid(0, 24), -1.0);
+        assert_eq!(unit_grid(u64::MAX, 24) as f32, 1.0 - 2f32.powi(-23));
+        assert_eq!(f16::from_f64(unit_grid(u64::MAX, 11)).to_f64(), 1.0 - 2f64.powi(-10));
+        assert_eq!(unit_grid(u64::MAX, 53), 1.0 - 2f64.powi(-52));
+    }
+
+    #[test]
+    fn materialize_file() {
+        let dir = std::env::temp_dir().join(format!("gcnc-launch-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("data.bin");
+        std::fs::write(&path, [1u8, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        let spec = |s: &str| ArgSpec::parse(&format!("{s}:file={}", path.display())).unwrap();
+        assert_eq!(spec("u32[2]").materialize().unwrap(), vec![1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(
+            msg(spec("u32[3]").materialize()),
+            format!("'{}' has 8 bytes, but u32[3] needs 12 bytes", path.display())
+        );
+        let missing = dir.join("missing.bin");
+        let e = msg(ArgSpec::parse(&format!("f32[1]:file={}", missing.display())).unwrap().materialize());
+        assert!(e.starts_with(&format!("cannot read '{}': ", missing.display())), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        assert_eq!(msg(ArgSpec::parse("lds:16").unwrap().materialize()), "argument 'lds:16' is not a buffer");
+        assert_eq!(msg(ArgSpec::parse("u32:1").unwrap().materialize()), "argument 'u32:1' is not a buffer");
+    }
+
+    #[test]
+    fn dump_and_print() {
+        assert_eq!(DumpSpec::parse("2=out.bin").unwrap(), DumpSpec { index: 2, path: "out.bin".into() });
+        assert_eq!(DumpSpec::parse("0=a=b").unwrap(), DumpSpec { index: 0, path: "a=b".into() });
+        assert_eq!(msg(DumpSpec::parse("2")), "invalid parameter reference '2': expected I=FILE");
+        assert_eq!(msg(DumpSpec::parse("2=")), "invalid parameter reference '2=': expected a file name after '='");
+        assert_eq!(
+            msg(DumpSpec::parse("x=f")),
+            "invalid parameter reference 'x=f': I must be a parameter index (0, 1, ...)"
+        );
+        assert_eq!(parse_param_index("0").unwrap(), 0);
+        assert_eq!(parse_param_index("12").unwrap(), 12);
+        assert_eq!(
+            msg(parse_param_index("-1")),
+            "invalid parameter reference '-1': expected a parameter index (0, 1, ...)"
+        );
+        assert_eq!(
+            msg(parse_param_index("")),
+            "invalid parameter reference '': expected a parameter index (0, 1, ...)"
+        );
+        assert_eq!(
+            msg(parse_param_index("99999999999999999999999")),
+            "invalid parameter reference '99999999999999999999999': expected a parameter index (0, 1, ...)"
+        );
+    }
+
+    #[test]
+    fn format() {
+        let f32s: Vec<u8> = [1.0f32, -0.5, f32::INFINITY, 0.1].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(format_elements(F32, &f32s), "[0] 1.0\n[1] -0.5\n[2] inf\n[3] 0.1\n");
+        assert_eq!(format_elements(F16, &[0x00, 0x3c, 0x00, 0xc0, 0x66, 0x2e]), "[0] 1.0\n[1] -2.0\n[2] 0.099975586\n");
+        assert_eq!(format_elements(F64, &1e300f64.to_le_bytes()), "[0] 1e300\n");
+        assert_eq!(format_elements(I32, &[0xff, 0xff, 0xff, 0xff, 7, 0, 0, 0]), "[0] -1\n[1] 7\n");
+        assert_eq!(format_elements(U32, &[0xff, 0xff, 0xff, 0xff]), "[0] 4294967295\n");
+        assert_eq!(format_elements(I64, &(-5i64).to_le_bytes()), "[0] -5\n");
+        assert_eq!(format_elements(U64, &u64::MAX.to_le_bytes()), "[0] 18446744073709551615\n");
+        assert_eq!(format_elements(U32, &[1, 0, 0, 0, 9]), "[0] 1\n"); // the partial element is dropped
+        assert_eq!(format_elements(U32, &[]), "");
+    }
+}

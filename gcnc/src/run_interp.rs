@@ -1,0 +1,116 @@
+//! `gcnc run --device interp`: runs a `.gir` kernel on the reference interpreter, with the
+//! launch described on the command line, and hands the buffers back for `--dump`/`--print`.
+
+use anyhow::{bail, Context, Result};
+use gcnc::ir::interp::{run_kernel, GlobalMemory, Launch, Options};
+use gcnc::ir::parser::parse_module;
+use gcnc::ir::{FuncId, Module, Type};
+use gcnc::launch::{ArgSpec, ScalarType};
+
+use crate::cli::{Reported, RunOpts};
+
+/// Runs the kernel and returns each kernel parameter's bytes after the run (empty for scalars).
+pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
+    let module = load(opts)?;
+    let kernel = pick_kernel(&module, opts.kernel.as_deref())?;
+    let func = &module.functions[kernel];
+    let (specs, dyn_shared_bytes) = crate::cli::split_lds(&opts.args);
+    if specs.len() != func.signature.params.len() {
+        bail!(
+            "@{} takes {} parameter(s) ({}), the launch gives {} --arg",
+            func.name,
+            func.signature.params.len(),
+            func.signature.params.iter().map(Type::to_string).collect::<Vec<_>>().join(", "),
+            specs.len()
+        );
+    }
+    let mut memory = GlobalMemory::new();
+    let mut args = Vec::with_capacity(specs.len());
+    let mut buffers = Vec::with_capacity(specs.len());
+    for (index, (spec, &ty)) in specs.iter().zip(&func.signature.params).enumerate() {
+        let context = || format!("parameter {index} of @{} ({ty})", func.name);
+        if ty.is_ptr() {
+            if !spec.is_buffer() {
+                bail!("{}: a pointer parameter needs a buffer, TYPE[N]:INIT, not '{spec}'", context());
+            }
+            let addr = memory.alloc(spec.materialize().with_context(context)?);
+            args.push(addr);
+            buffers.push(Some(addr));
+        } else {
+            args.push(scalar_bits(spec, ty).with_context(context)?);
+            buffers.push(None);
+        }
+    }
+    let wave_size = if opts.target.wavefrontsize64 || crate::cli::is_wave64_only(opts.target.mcpu()) { 64 } else { 32 };
+    let launch = Launch { grid: opts.grid, block: opts.block, wave_size, dyn_shared_bytes };
+    run_kernel(&module, kernel, &launch, &args, &mut memory, &Options::default())
+        .with_context(|| format!("running @{} on the reference interpreter", func.name))?;
+    Ok(buffers
+        .into_iter()
+        .map(|b| b.and_then(|addr| memory.buffer(addr)).map(<[u8]>::to_vec).unwrap_or_default())
+        .collect())
+}
+
+/// Reads and parses the input; a parse error is printed with its source line and caret.
+fn load(opts: &RunOpts) -> Result<Module> {
+    let path = &opts.input;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("gir") => {}
+        Some("gk") => bail!("'{}': the kernel language (.gk) is not implemented yet (see ARCHITECTURE.md)", path.display()),
+        _ => bail!(
+            "'{}': the reference interpreter runs textual IR (.gir) or kernel-language (.gk) files",
+            path.display()
+        ),
+    }
+    let src = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    parse_module(&src).map_err(|e| {
+        eprint!("{}", e.render(&src, &path.display().to_string()));
+        Reported.into()
+    })
+}
+
+/// The kernel named by `--kernel`, or the module's only kernel.
+fn pick_kernel(module: &Module, name: Option<&str>) -> Result<FuncId> {
+    let kernels: Vec<(FuncId, &str)> = module.kernels().map(|(id, f)| (id, f.name.as_str())).collect();
+    let names = || kernels.iter().map(|(_, n)| format!("@{n}")).collect::<Vec<_>>().join(", ");
+    match name {
+        Some(name) => match kernels.iter().find(|(_, n)| *n == name.trim_start_matches('@')) {
+            Some(&(id, _)) => Ok(id),
+            None => bail!("no kernel named @{} in the input; it has {}", name.trim_start_matches('@'), names()),
+        },
+        None => match kernels[..] {
+            [(id, _)] => Ok(id),
+            [] => bail!("the input has no kernel"),
+            _ => bail!("the input has several kernels ({}); choose one with --kernel NAME", names()),
+        },
+    }
+}
+
+/// A scalar argument's bits for a parameter of IR type `ty`. IR integers carry no sign, so an
+/// `i32` parameter takes `i32` or `u32` values (an untyped value may be either).
+fn scalar_bits(spec: &ArgSpec, ty: Type) -> Result<u64> {
+    let candidates: &[ScalarType] = match ty {
+        Type::I32 => &[ScalarType::I32, ScalarType::U32],
+        Type::I64 => &[ScalarType::I64, ScalarType::U64],
+        Type::F16 => &[ScalarType::F16],
+        Type::F32 => &[ScalarType::F32],
+        Type::F64 => &[ScalarType::F64],
+        _ => bail!("a {ty} parameter cannot be given on the command line"),
+    };
+    if let ArgSpec::Scalar { ty: Some(written), .. } = spec {
+        if !candidates.contains(written) {
+            bail!("'{spec}' is a {written}, the parameter is {ty}");
+        }
+        return Ok(spec.scalar_bits(Some(*written))?.1);
+    }
+    let mut first_error = None;
+    for &candidate in candidates {
+        match spec.scalar_bits(Some(candidate)) {
+            Ok((_, bits)) => return Ok(bits),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.map(Into::into).unwrap_or_else(|| anyhow::anyhow!("'{spec}' is not a scalar")))
+}

@@ -1,0 +1,69 @@
+//! The `gcnc` program end to end: README's main command, and the exit status and diagnostic of
+//! each kind of failure (cli.md: 1 for bad input or a faulting kernel, 2 for a usage error).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn gcnc(args: &[&str]) -> Output {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    Command::new(env!("CARGO_BIN_EXE_gcnc")).args(args).current_dir(root).output().expect("gcnc runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const VADD: &[&str] = &["run", "examples/vadd.gir", "--device", "interp", "--grid", "1000", "--block", "256"];
+
+#[test]
+fn readme_vadd_prints_sums() {
+    let mut args = VADD.to_vec();
+    args.extend(["--arg", "f32[1000]:iota", "--arg", "f32[1000]:fill=2", "--arg", "f32[1000]:zeros", "--arg", "1000"]);
+    args.extend(["--print", "2"]);
+    let out = gcnc(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "parameter 2 (f32[1000]):");
+    assert_eq!(lines.len(), 1001);
+    // c[i] = i + 2, computed here rather than copied from a run.
+    for (i, line) in lines[1..].iter().enumerate() {
+        assert_eq!(*line, format!("[{i}] {:?}", i as f32 + 2.0));
+    }
+}
+
+#[test]
+fn out_of_bounds_kernel_exits_1_with_the_site() {
+    let mut args = VADD.to_vec();
+    args.extend(["--arg", "f32[10]:iota", "--arg", "f32[1000]:fill=2", "--arg", "f32[1000]:zeros", "--arg", "1000"]);
+    let out = gcnc(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with("error: running @vadd"), "{stderr}");
+    assert!(stderr.contains("lane 10") && stderr.contains("out of bounds"), "{stderr}");
+}
+
+#[test]
+fn parse_error_is_rendered_with_a_caret_and_exits_1() {
+    let dir = std::env::temp_dir().join(format!("gcnc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.gir");
+    std::fs::write(&bad, "kernel @k() {\nblock0:\n    %1 = iconst.i33 4\n    ret\n}\n").unwrap();
+    let out = gcnc(&["run", bad.to_str().unwrap(), "--device", "interp", "--grid", "1", "--block", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with("error: expected a type, found `i33`"), "{stderr}");
+    assert!(stderr.contains("bad.gir:3:17") && stderr.contains("    %1 = iconst.i33 4\n  |                 ^^^"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn wrong_argument_count_exits_1_and_usage_errors_exit_2() {
+    let mut args = VADD.to_vec();
+    args.extend(["--arg", "f32[10]:iota"]);
+    let out = gcnc(&args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("@vadd takes 4 parameter(s)"), "{}", text(&out.stderr));
+    assert_eq!(gcnc(&["run", "examples/vadd.gir", "--grid", "0", "--block", "1"]).status.code(), Some(2));
+    assert_eq!(gcnc(&["frobnicate"]).status.code(), Some(2));
+}

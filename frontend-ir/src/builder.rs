@@ -1696,7 +1696,7 @@ block0(%0: ptr<global>, %1: i32):
     %31 = reduce.umax %30
     call @g(%31)
     %32 = call @h()
-    switch %32, block1, [4294967295: block2]
+    switch %32, block1, [-1: block2]
 block1:
     unreachable
 block2:

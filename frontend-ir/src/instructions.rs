@@ -560,10 +560,11 @@ pub enum InstData {
     Unreachable,
 }
 
-impl InstData {
-    /// The value operands, branch arguments excluded.
-    pub fn args(&self) -> &[Value] {
-        match self {
+/// The operand slice of an instruction, shared by [`InstData::args`] and [`InstData::args_mut`]:
+/// `$one` makes a slice of one value, `$opt` one of an `Option`, and `mut` picks the borrow.
+macro_rules! operand_slice {
+    ($data:expr, $one:path, $opt:ident $(, $m:tt)?) => {
+        match $data {
             InstData::IntConst { .. }
             | InstData::FloatConst { .. }
             | InstData::SlotAddr { .. }
@@ -572,7 +573,7 @@ impl InstData {
             | InstData::Fence { .. }
             | InstData::Barrier
             | InstData::Jump { .. }
-            | InstData::Unreachable => &[],
+            | InstData::Unreachable => &$($m)? [],
             InstData::Unary { arg, .. }
             | InstData::Convert { arg, .. }
             | InstData::AddrSpaceCast { arg, .. }
@@ -582,7 +583,7 @@ impl InstData {
             | InstData::Brif { cond: arg, .. }
             | InstData::Switch { arg, .. }
             | InstData::Load { ptr: arg, .. }
-            | InstData::AtomicLoad { ptr: arg, .. } => core::slice::from_ref(arg),
+            | InstData::AtomicLoad { ptr: arg, .. } => $one(arg),
             InstData::Binary { args, .. }
             | InstData::Icmp { args, .. }
             | InstData::Fcmp { args, .. }
@@ -590,47 +591,23 @@ impl InstData {
             | InstData::Store { args, .. }
             | InstData::AtomicRmw { args, .. }
             | InstData::AtomicStore { args, .. }
-            | InstData::Shuffle { args } => args,
-            InstData::Fma { args } | InstData::Select { args } | InstData::AtomicCas { args, .. } => args,
-            InstData::Call { args, .. } => args,
-            InstData::Return { arg } => arg.as_slice(),
+            | InstData::Shuffle { args } => &$($m)? args[..],
+            InstData::Fma { args } | InstData::Select { args } | InstData::AtomicCas { args, .. } => &$($m)? args[..],
+            InstData::Call { args, .. } => &$($m)? args[..],
+            InstData::Return { arg } => arg.$opt(),
         }
+    };
+}
+
+impl InstData {
+    /// The value operands, branch arguments excluded.
+    pub fn args(&self) -> &[Value] {
+        operand_slice!(self, core::slice::from_ref, as_slice)
     }
 
     /// The value operands, mutably, branch arguments excluded.
     pub fn args_mut(&mut self) -> &mut [Value] {
-        match self {
-            InstData::IntConst { .. }
-            | InstData::FloatConst { .. }
-            | InstData::SlotAddr { .. }
-            | InstData::DynSharedAddr
-            | InstData::Special { .. }
-            | InstData::Fence { .. }
-            | InstData::Barrier
-            | InstData::Jump { .. }
-            | InstData::Unreachable => &mut [],
-            InstData::Unary { arg, .. }
-            | InstData::Convert { arg, .. }
-            | InstData::AddrSpaceCast { arg, .. }
-            | InstData::Ballot { arg }
-            | InstData::ReadFirstLane { arg }
-            | InstData::Reduce { arg, .. }
-            | InstData::Brif { cond: arg, .. }
-            | InstData::Switch { arg, .. }
-            | InstData::Load { ptr: arg, .. }
-            | InstData::AtomicLoad { ptr: arg, .. } => core::slice::from_mut(arg),
-            InstData::Binary { args, .. }
-            | InstData::Icmp { args, .. }
-            | InstData::Fcmp { args, .. }
-            | InstData::PtrAdd { args }
-            | InstData::Store { args, .. }
-            | InstData::AtomicRmw { args, .. }
-            | InstData::AtomicStore { args, .. }
-            | InstData::Shuffle { args } => args,
-            InstData::Fma { args } | InstData::Select { args } | InstData::AtomicCas { args, .. } => args,
-            InstData::Call { args, .. } => args,
-            InstData::Return { arg } => arg.as_mut_slice(),
-        }
+        operand_slice!(self, core::slice::from_mut, as_mut_slice, mut)
     }
 
     /// The branch targets of a terminator (empty for other instructions).

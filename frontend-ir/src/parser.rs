@@ -2020,7 +2020,7 @@ block0(%0: ptr<global>, %1: i32, %2: f32, %3: i1, %4: ptr<flat>):
 block1(%30: i32):
     brif %3, block2, block3(%30, %2)
 block2:
-    switch %30, block3(%1, %6), [0: block4, 4294967295: block3(%30, %2)]
+    switch %30, block3(%1, %6), [0: block4, -1: block3(%30, %2)]
 block3(%31: i32, %32: f32):
     ret
 block4:
@@ -2301,7 +2301,7 @@ block4:
             parse(&kernel("    %3 = itrunc.i8 %1\n    switch %3, block0, [-1: block0, 0x7f: block0, -0x80: block0]\n"));
         let InstData::Switch { cases, .. } = &insts(&m)[1] else { panic!("not a switch") };
         assert_eq!(&cases[..], &[0xff, 0x7f, 0x80]);
-        assert!(m.to_string().contains("switch %3, block0, [255: block0, 127: block0, 128: block0]"));
+        assert!(m.to_string().contains("switch %3, block0, [-1: block0, 127: block0, -128: block0]"));
     }
 
     #[test]

@@ -168,7 +168,7 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
                 if i > 0 {
                     w.write_str(", ")?;
                 }
-                write!(w, "{}: ", case & ty.mask())?;
+                write!(w, "{}: ", int_text(ty, *case))?;
                 write_block_call(w, dest)?;
             }
             w.write_char(']')

@@ -23,6 +23,20 @@ pub fn gir_files(sub: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The `.gir` files of `tests/gir/<sub>` as (file name, text), sorted by name; never empty.
+pub fn gir_sources(sub: &str) -> Vec<(String, String)> {
+    let files: Vec<(String, String)> = gir_files(sub)
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
+            let name = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            (name, text)
+        })
+        .collect();
+    assert!(!files.is_empty(), "no .gir files in {}", gir_dir(sub).display());
+    files
+}
+
 /// Parses `tests/gir/<sub>/<name>.gir`, panicking with the rendered diagnostic on failure.
 pub fn load_gir(sub: &str, name: &str) -> Module {
     let path = gir_dir(sub).join(format!("{name}.gir"));
@@ -48,9 +62,19 @@ impl Rng {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    /// A value in `0..n`.
+    /// A value in `0..n` (0 when `n` is 0).
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n.max(1)
+    }
+
+    /// An index in `0..n` (0 when `n` is 0).
+    pub fn index(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
+    }
+
+    /// A random element of a non-empty slice.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.index(items.len())]
     }
 }
 

@@ -6,34 +6,7 @@
 
 use frontend_ir::parser::{parse_module, ParseError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
-
-/// xorshift64*: small, fast and reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+use gcnc_tests::{gir_sources, Rng};
 
 /// Fragments of the grammar and troublesome text, inserted at random places.
 const TOKENS: &[&str] = &[
@@ -149,22 +122,6 @@ const TOKENS: &[&str] = &[
     "@ü",
 ];
 
-fn corpus() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("gir").join("roundtrip");
-    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gir"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
-            (p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()), text)
-        })
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no corpus files in {}", dir.display());
-    files
-}
-
 /// The number of lines (split on `\n`) and the length of each, in characters.
 fn line_lengths(src: &str) -> Vec<usize> {
     src.split('\n').map(|l| l.chars().count()).collect()
@@ -220,7 +177,7 @@ fn run(src: &str, what: &str) -> bool {
 
 /// A random position in `s` at a character boundary.
 fn boundary(rng: &mut Rng, s: &str) -> usize {
-    let mut i = rng.below(s.len() + 1);
+    let mut i = rng.index(s.len() + 1);
     while !s.is_char_boundary(i) {
         i -= 1;
     }
@@ -229,13 +186,13 @@ fn boundary(rng: &mut Rng, s: &str) -> usize {
 
 /// One random mutation of `s`.
 fn mutate(rng: &mut Rng, s: &str) -> String {
-    match rng.below(9) {
+    match rng.index(9) {
         // Delete a few bytes (possibly splitting a character: the result is converted lossily).
         0 => {
             let mut b = s.as_bytes().to_vec();
             if !b.is_empty() {
-                let at = rng.below(b.len());
-                let n = (1 + rng.below(8)).min(b.len() - at);
+                let at = rng.index(b.len());
+                let n = (1 + rng.index(8)).min(b.len() - at);
                 b.drain(at..at + n);
             }
             String::from_utf8_lossy(&b).into_owned()
@@ -243,9 +200,9 @@ fn mutate(rng: &mut Rng, s: &str) -> String {
         // Insert random bytes.
         1 => {
             let mut b = s.as_bytes().to_vec();
-            let at = rng.below(b.len() + 1);
-            for k in 0..1 + rng.below(4) {
-                b.insert(at + k, rng.next() as u8);
+            let at = rng.index(b.len() + 1);
+            for k in 0..1 + rng.index(4) {
+                b.insert(at + k, rng.next_u64() as u8);
             }
             String::from_utf8_lossy(&b).into_owned()
         }
@@ -264,14 +221,14 @@ fn mutate(rng: &mut Rng, s: &str) -> String {
         // Swap two lines.
         5 => {
             let mut lines: Vec<&str> = s.split('\n').collect();
-            let (i, j) = (rng.below(lines.len()), rng.below(lines.len()));
+            let (i, j) = (rng.index(lines.len()), rng.index(lines.len()));
             lines.swap(i, j);
             lines.join("\n")
         }
         // Duplicate a line.
         6 => {
             let mut lines: Vec<&str> = s.split('\n').collect();
-            let i = rng.below(lines.len());
+            let i = rng.index(lines.len());
             let line = lines[i];
             lines.insert(i, line);
             lines.join("\n")
@@ -280,7 +237,7 @@ fn mutate(rng: &mut Rng, s: &str) -> String {
         7 => {
             let mut lines: Vec<&str> = s.split('\n').collect();
             if lines.len() > 1 {
-                lines.remove(rng.below(lines.len()));
+                lines.remove(rng.index(lines.len()));
             }
             lines.join("\n")
         }
@@ -309,14 +266,14 @@ fn mutate(rng: &mut Rng, s: &str) -> String {
 
 #[test]
 fn corpus_mutations_never_panic() {
-    let files = corpus();
+    let files = gir_sources("roundtrip");
     let mut rng = Rng::new(0x5EED_0001);
     let mut parsed = 0usize;
     let mut total = 0usize;
     for (name, text) in &files {
         for round in 0..1000 {
             let mut s = text.clone();
-            for _ in 0..1 + rng.below(3) {
+            for _ in 0..1 + rng.index(3) {
                 s = mutate(&mut rng, &s);
             }
             parsed += usize::from(run(&s, &format!("{name} mutation {round}")));
@@ -330,7 +287,7 @@ fn corpus_mutations_never_panic() {
 
 #[test]
 fn truncations_never_panic() {
-    for (name, text) in corpus() {
+    for (name, text) in gir_sources("roundtrip") {
         let bytes = text.as_bytes();
         for at in (0..bytes.len()).step_by(7) {
             let s = String::from_utf8_lossy(&bytes[..at]);
@@ -345,15 +302,15 @@ fn random_bytes_never_panic() {
     // Bytes biased toward the grammar's characters, and fully random bytes.
     const ALPHABET: &[u8] = b"%@()[]{}<>,:=-;\n \t.0123456789xabcdefiklnoprstuvz_";
     for round in 0..10_000 {
-        let len = rng.below(120);
+        let len = rng.index(120);
         let biased = round % 2 == 0;
-        let bytes: Vec<u8> = (0..len).map(|_| if biased { *rng.pick(ALPHABET) } else { rng.next() as u8 }).collect();
+        let bytes: Vec<u8> = (0..len).map(|_| if biased { *rng.pick(ALPHABET) } else { rng.next_u64() as u8 }).collect();
         let s = String::from_utf8_lossy(&bytes);
         run(&s, &format!("random input {round}"));
     }
     // Random sequences of grammar tokens.
     for round in 0..5000 {
-        let n = rng.below(40);
+        let n = rng.index(40);
         let s: String = (0..n).map(|_| format!("{} ", rng.pick(TOKENS))).collect();
         run(&s, &format!("token soup {round}"));
     }

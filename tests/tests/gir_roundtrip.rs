@@ -4,33 +4,12 @@
 //! every opcode, type, address space, ordering, scope and flag of the IR.
 
 use frontend_ir::parser::parse_module;
+use gcnc_tests::gir_sources;
 use frontend_ir::{
     AddrSpace, BinaryOp, ConvOp, Dim, FloatCC, FuncKind, InstData, IntCC, MemFlags, Module, Ordering, ReduceOp, RmwOp,
     Scope, Special, SyncInfo, Type, UnaryOp,
 };
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("gir").join("roundtrip")
-}
-
-/// Every `.gir` file of the corpus, sorted by name, with its text.
-fn corpus() -> Vec<(String, String)> {
-    let dir = corpus_dir();
-    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gir"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
-            let name = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            (name, text)
-        })
-        .collect();
-    files.sort();
-    files
-}
 
 /// The text after the leading `;` comment lines.
 fn strip_leading_comments(text: &str) -> &str {
@@ -86,7 +65,7 @@ fn parse_or_render(name: &str, text: &str) -> Result<Module, String> {
 #[test]
 fn corpus_prints_back_exactly() {
     let mut failures = Vec::new();
-    for (name, text) in corpus() {
+    for (name, text) in gir_sources("roundtrip") {
         let body = strip_leading_comments(&text);
         match parse_or_render(&name, body) {
             Ok(module) => {
@@ -103,7 +82,7 @@ fn corpus_prints_back_exactly() {
 
 #[test]
 fn reparsing_the_printed_text_is_stable() {
-    for (name, text) in corpus() {
+    for (name, text) in gir_sources("roundtrip") {
         let body = strip_leading_comments(&text);
         let first = match parse_or_render(&name, body) {
             Ok(m) => m.to_string(),
@@ -124,7 +103,7 @@ fn reparsing_the_printed_text_is_stable() {
 #[test]
 fn whole_files_with_comments_parse_to_the_same_module() {
     // Comments are ignored by the parser: the file with its header prints like the stripped text.
-    for (name, text) in corpus() {
+    for (name, text) in gir_sources("roundtrip") {
         let with_comments = parse_or_render(&name, &text).unwrap_or_else(|r| panic!("{name}\n{r}")).to_string();
         assert_eq!(with_comments, strip_leading_comments(&text), "{name}");
     }
@@ -132,7 +111,7 @@ fn whole_files_with_comments_parse_to_the_same_module() {
 
 #[test]
 fn corpus_is_large_and_documented() {
-    let files = corpus();
+    let files = gir_sources("roundtrip");
     assert!(files.len() >= 30, "the round-trip corpus has {} files; it needs at least 30", files.len());
     for (name, text) in &files {
         assert!(
@@ -259,7 +238,7 @@ impl Coverage {
 #[test]
 fn corpus_covers_the_whole_ir() {
     let mut cov = Coverage::default();
-    for (name, text) in corpus() {
+    for (name, text) in gir_sources("roundtrip") {
         let module = parse_or_render(&name, &text).unwrap_or_else(|r| panic!("{name}\n{r}"));
         if module.kernels().count() > 1 {
             cov.add("several kernels in a file");

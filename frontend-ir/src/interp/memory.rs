@@ -102,73 +102,68 @@ pub(crate) fn write_le(bytes: &mut [u8], value: u64) {
     }
 }
 
+/// A block of bytes addressed by offset, bounds-checked: the storage of shared and private
+/// memory.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Region {
+    pub(crate) data: Vec<u8>,
+}
+
+impl Region {
+    /// The byte range of an access, or an out-of-bounds error naming `space`.
+    fn range(&self, space: &'static str, offset: u64, len: u32, owner: &str) -> Result<core::ops::Range<usize>, MemError> {
+        if offset + len as u64 > self.data.len() as u64 {
+            return Err(MemError::OutOfBounds {
+                space,
+                addr: offset,
+                len,
+                detail: format!(": {owner} has {} bytes of {space} memory", self.data.len()),
+            });
+        }
+        Ok(offset as usize..offset as usize + len as usize)
+    }
+}
+
 /// A workgroup's shared memory with a written-bit per byte.
 #[derive(Clone, Debug)]
 pub(crate) struct SharedMemory {
-    data: Vec<u8>,
+    bytes: Region,
     written: Vec<bool>,
 }
 
 impl SharedMemory {
     pub(crate) fn new(size: u32) -> SharedMemory {
-        SharedMemory { data: vec![0; size as usize], written: vec![false; size as usize] }
-    }
-
-    fn check(&self, offset: u64, len: u32) -> Result<usize, MemError> {
-        if offset + len as u64 > self.data.len() as u64 {
-            return Err(MemError::OutOfBounds {
-                space: "shared",
-                addr: offset,
-                len,
-                detail: format!(": the workgroup has {} bytes of shared memory", self.data.len()),
-            });
-        }
-        Ok(offset as usize)
+        SharedMemory { bytes: Region { data: vec![0; size as usize] }, written: vec![false; size as usize] }
     }
 
     pub(crate) fn read(&self, offset: u64, len: u32) -> Result<u64, MemError> {
-        let o = self.check(offset, len)?;
-        if self.written[o..o + len as usize].iter().any(|w| !w) {
-            return Err(MemError::UninitShared { offset: o as u32, len });
+        let r = self.bytes.range("shared", offset, len, "the workgroup")?;
+        if self.written[r.clone()].iter().any(|w| !w) {
+            return Err(MemError::UninitShared { offset: r.start as u32, len });
         }
-        Ok(read_le(&self.data[o..o + len as usize]))
+        Ok(read_le(&self.bytes.data[r]))
     }
 
     pub(crate) fn write(&mut self, offset: u64, len: u32, value: u64) -> Result<(), MemError> {
-        let o = self.check(offset, len)?;
-        write_le(&mut self.data[o..o + len as usize], value);
-        self.written[o..o + len as usize].fill(true);
+        let r = self.bytes.range("shared", offset, len, "the workgroup")?;
+        write_le(&mut self.bytes.data[r.clone()], value);
+        self.written[r].fill(true);
         Ok(())
     }
 }
 
 /// A work-item's private memory (zero-initialized, grown as helper calls need frames).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct PrivateMemory {
-    pub(crate) data: Vec<u8>,
-}
+pub(crate) type PrivateMemory = Region;
 
 impl PrivateMemory {
-    fn check(&self, offset: u64, len: u32) -> Result<usize, MemError> {
-        if offset + len as u64 > self.data.len() as u64 {
-            return Err(MemError::OutOfBounds {
-                space: "private",
-                addr: offset,
-                len,
-                detail: format!(": the work-item has {} bytes of private memory", self.data.len()),
-            });
-        }
-        Ok(offset as usize)
-    }
-
     pub(crate) fn read(&self, offset: u64, len: u32) -> Result<u64, MemError> {
-        let o = self.check(offset, len)?;
-        Ok(read_le(&self.data[o..o + len as usize]))
+        let r = self.range("private", offset, len, "the work-item")?;
+        Ok(read_le(&self.data[r]))
     }
 
     pub(crate) fn write(&mut self, offset: u64, len: u32, value: u64) -> Result<(), MemError> {
-        let o = self.check(offset, len)?;
-        write_le(&mut self.data[o..o + len as usize], value);
+        let r = self.range("private", offset, len, "the work-item")?;
+        write_le(&mut self.data[r], value);
         Ok(())
     }
 }

@@ -245,9 +245,7 @@ impl Function {
 
     /// The instructions of the function in layout order, with their blocks.
     pub fn insts_in_layout(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
-        self.layout
-            .iter()
-            .flat_map(move |&b| self.dfg.blocks[b].insts.iter().map(move |&i| (b, i)))
+        self.layout.iter().flat_map(move |&b| self.dfg.blocks[b].insts.iter().map(move |&i| (b, i)))
     }
 
     /// Renumbers blocks, values and instructions in layout order, resolves aliases, and drops

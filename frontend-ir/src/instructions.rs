@@ -84,10 +84,7 @@ named_enum! {
 impl UnaryOp {
     /// Whether the operation takes a float operand (otherwise an integer one).
     pub fn is_float(self) -> bool {
-        !matches!(
-            self,
-            UnaryOp::Neg | UnaryOp::Not | UnaryOp::Iabs | UnaryOp::Popcount | UnaryOp::Clz | UnaryOp::Ctz
-        )
+        !matches!(self, UnaryOp::Neg | UnaryOp::Not | UnaryOp::Iabs | UnaryOp::Popcount | UnaryOp::Clz | UnaryOp::Ctz)
     }
 }
 

@@ -22,13 +22,8 @@ pub enum AddrSpace {
 
 impl AddrSpace {
     /// All address spaces, in printing order.
-    pub const ALL: [AddrSpace; 5] = [
-        AddrSpace::Global,
-        AddrSpace::Shared,
-        AddrSpace::Constant,
-        AddrSpace::Private,
-        AddrSpace::Flat,
-    ];
+    pub const ALL: [AddrSpace; 5] =
+        [AddrSpace::Global, AddrSpace::Shared, AddrSpace::Constant, AddrSpace::Private, AddrSpace::Flat];
 
     /// The name used in the text format: `ptr<global>` and so on.
     pub fn name(self) -> &'static str {
@@ -80,16 +75,8 @@ pub enum Type {
 
 impl Type {
     /// Every non-pointer type, in printing order.
-    pub const SCALARS: [Type; 8] = [
-        Type::I1,
-        Type::I8,
-        Type::I16,
-        Type::I32,
-        Type::I64,
-        Type::F16,
-        Type::F32,
-        Type::F64,
-    ];
+    pub const SCALARS: [Type; 8] =
+        [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64, Type::F16, Type::F32, Type::F64];
 
     /// Width in bits (1 for `i1`).
     pub fn bits(self) -> u32 {

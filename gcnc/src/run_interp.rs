@@ -56,7 +56,9 @@ fn load(opts: &RunOpts) -> Result<Module> {
     let path = &opts.input;
     match path.extension().and_then(|e| e.to_str()) {
         Some("gir") => {}
-        Some("gk") => bail!("'{}': the kernel language (.gk) is not implemented yet (see ARCHITECTURE.md)", path.display()),
+        Some("gk") => {
+            bail!("'{}': the kernel language (.gk) is not implemented yet (see ARCHITECTURE.md)", path.display())
+        }
         _ => bail!(
             "'{}': the reference interpreter runs textual IR (.gir) or kernel-language (.gk) files",
             path.display()

@@ -53,7 +53,10 @@ fn parse_error_is_rendered_with_a_caret_and_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(stderr.starts_with("error: expected a type, found `i33`"), "{stderr}");
-    assert!(stderr.contains("bad.gir:3:17") && stderr.contains("    %1 = iconst.i33 4\n  |                 ^^^"), "{stderr}");
+    assert!(
+        stderr.contains("bad.gir:3:17") && stderr.contains("    %1 = iconst.i33 4\n  |                 ^^^"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -5,8 +5,8 @@
 //! text that parses back to the same text.
 
 use frontend_ir::parser::{parse_module, ParseError};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use gcnc_tests::{gir_sources, Rng};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Fragments of the grammar and troublesome text, inserted at random places.
 const TOKENS: &[&str] = &[
@@ -304,7 +304,8 @@ fn random_bytes_never_panic() {
     for round in 0..10_000 {
         let len = rng.index(120);
         let biased = round % 2 == 0;
-        let bytes: Vec<u8> = (0..len).map(|_| if biased { *rng.pick(ALPHABET) } else { rng.next_u64() as u8 }).collect();
+        let bytes: Vec<u8> =
+            (0..len).map(|_| if biased { *rng.pick(ALPHABET) } else { rng.next_u64() as u8 }).collect();
         let s = String::from_utf8_lossy(&bytes);
         run(&s, &format!("random input {round}"));
     }

@@ -4,11 +4,11 @@
 //! every opcode, type, address space, ordering, scope and flag of the IR.
 
 use frontend_ir::parser::parse_module;
-use gcnc_tests::gir_sources;
 use frontend_ir::{
     AddrSpace, BinaryOp, ConvOp, Dim, FloatCC, FuncKind, InstData, IntCC, MemFlags, Module, Ordering, ReduceOp, RmwOp,
     Scope, Special, SyncInfo, Type, UnaryOp,
 };
+use gcnc_tests::gir_sources;
 use std::collections::BTreeSet;
 
 /// The text after the leading `;` comment lines.

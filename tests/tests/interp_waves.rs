@@ -139,7 +139,12 @@ fn livelock_hits_the_step_limit() {
 
 #[test]
 fn unreachable_and_misalignment_are_errors() {
-    let err = fault_of("kernel @k(ptr<global>) {\nblock0(%0: ptr<global>):\n    unreachable\n}\n", 32, 32, &Options::default());
+    let err = fault_of(
+        "kernel @k(ptr<global>) {\nblock0(%0: ptr<global>):\n    unreachable\n}\n",
+        32,
+        32,
+        &Options::default(),
+    );
     assert_eq!(kind(err), FaultKind::Unreachable);
     let err = fault_of(
         "kernel @k(ptr<global>) {\nblock0(%0: ptr<global>):\n    %1 = iconst.i64 2\n    %2 = ptradd %0, %1\n    %3 = load.i32 %2\n    ret\n}\n",

@@ -111,7 +111,13 @@ pub(crate) struct Region {
 
 impl Region {
     /// The byte range of an access, or an out-of-bounds error naming `space`.
-    fn range(&self, space: &'static str, offset: u64, len: u32, owner: &str) -> Result<core::ops::Range<usize>, MemError> {
+    fn range(
+        &self,
+        space: &'static str,
+        offset: u64,
+        len: u32,
+        owner: &str,
+    ) -> Result<core::ops::Range<usize>, MemError> {
         if offset + len as u64 > self.data.len() as u64 {
             return Err(MemError::OutOfBounds {
                 space,

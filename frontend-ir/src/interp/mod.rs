@@ -203,7 +203,11 @@ pub struct FaultSite {
 
 impl core::fmt::Display for FaultSite {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "@{}, {}, `{}`, workgroup {:?}, wave {}", self.function, self.block, self.inst, self.group, self.wave)?;
+        write!(
+            f,
+            "@{}, {}, `{}`, workgroup {:?}, wave {}",
+            self.function, self.block, self.inst, self.group, self.wave
+        )?;
         if let Some((lane, local)) = self.lane {
             write!(f, ", lane {lane} (local id {local:?})")?;
         }
@@ -255,7 +259,11 @@ pub fn run_kernel(
 fn check_launch(func: &Function, info: &FuncInfo, launch: &Launch, args: &[u64]) -> Result<(), LaunchError> {
     let attrs = func.kernel_attrs().ok_or_else(|| LaunchError::NotAKernel(func.name.clone()))?;
     if args.len() != func.signature.params.len() {
-        return Err(LaunchError::ArgCount { kernel: func.name.clone(), expected: func.signature.params.len(), got: args.len() });
+        return Err(LaunchError::ArgCount {
+            kernel: func.name.clone(),
+            expected: func.signature.params.len(),
+            got: args.len(),
+        });
     }
     if launch.wave_size != 32 && launch.wave_size != 64 {
         return Err(LaunchError::WaveSize(launch.wave_size));
@@ -456,7 +464,14 @@ impl<'a> Machine<'a> {
                 ret: vec![0; ws],
             };
             let private = (0..ws).map(|_| PrivateMemory { data: vec![0; info.private_size as usize] }).collect();
-            waves.push(Wave { index: index as u32, frames: vec![frame], launched, local, private, state: WaveState::Running });
+            waves.push(Wave {
+                index: index as u32,
+                frames: vec![frame],
+                launched,
+                local,
+                private,
+                state: WaveState::Running,
+            });
         }
         let shared = SharedMemory::new(info.dyn_shared_offset + launch.dyn_shared_bytes);
         Group { id, shared, waves }
@@ -499,7 +514,15 @@ impl<'a> Ctx<'a> {
         let func = &self.module.functions[func_id];
         let inst = func.dfg.blocks[block].insts[inst_index as usize];
         if self.steps > self.options.step_limit {
-            return Err(self.fault(group, w, func_id, block, inst, None, FaultKind::StepLimit(self.options.step_limit)));
+            return Err(self.fault(
+                group,
+                w,
+                func_id,
+                block,
+                inst,
+                None,
+                FaultKind::StepLimit(self.options.step_limit),
+            ));
         }
         match self.exec(group, w, func_id, block, inst, mask) {
             Ok(Flow::Next) => {
@@ -664,7 +687,11 @@ impl<'a> Ctx<'a> {
                 let r = result.expect("load result");
                 for lane in lanes(mask) {
                     let addr = frame.regs[at(*ptr, lane)];
-                    let mut mem = MemView { global: &mut *self.global, shared: &mut group.shared, private: &mut wave.private[lane] };
+                    let mut mem = MemView {
+                        global: &mut *self.global,
+                        shared: &mut group.shared,
+                        private: &mut wave.private[lane],
+                    };
                     let value = mem.read(space, addr, len, align).map_err(|k| (Some(lane), k))?;
                     frame.regs[at(r, lane)] = value;
                 }
@@ -679,7 +706,11 @@ impl<'a> Ctx<'a> {
                 let space = ty_of(*ptr).addr_space().expect("verified: a pointer");
                 for lane in lanes(mask) {
                     let (addr, value) = (frame.regs[at(*ptr, lane)], frame.regs[at(*v, lane)]);
-                    let mut mem = MemView { global: &mut *self.global, shared: &mut group.shared, private: &mut wave.private[lane] };
+                    let mut mem = MemView {
+                        global: &mut *self.global,
+                        shared: &mut group.shared,
+                        private: &mut wave.private[lane],
+                    };
                     mem.write(space, addr, len, align, value).map_err(|k| (Some(lane), k))?;
                 }
                 Ok(Flow::Next)
@@ -691,7 +722,11 @@ impl<'a> Ctx<'a> {
                 let r = result.expect("atomic result");
                 for lane in lanes(mask) {
                     let (addr, operand) = (frame.regs[at(*ptr, lane)], frame.regs[at(*v, lane)]);
-                    let mut mem = MemView { global: &mut *self.global, shared: &mut group.shared, private: &mut wave.private[lane] };
+                    let mut mem = MemView {
+                        global: &mut *self.global,
+                        shared: &mut group.shared,
+                        private: &mut wave.private[lane],
+                    };
                     let old = mem.read(space, addr, len, len).map_err(|k| (Some(lane), k))?;
                     mem.write(space, addr, len, len, eval::rmw(*op, ty, old, operand)).map_err(|k| (Some(lane), k))?;
                     frame.regs[at(r, lane)] = old;
@@ -705,7 +740,11 @@ impl<'a> Ctx<'a> {
                 let r = result.expect("atomic result");
                 for lane in lanes(mask) {
                     let addr = frame.regs[at(*ptr, lane)];
-                    let mut mem = MemView { global: &mut *self.global, shared: &mut group.shared, private: &mut wave.private[lane] };
+                    let mut mem = MemView {
+                        global: &mut *self.global,
+                        shared: &mut group.shared,
+                        private: &mut wave.private[lane],
+                    };
                     let old = mem.read(space, addr, len, len).map_err(|k| (Some(lane), k))?;
                     if old == frame.regs[at(*expected, lane)] {
                         mem.write(space, addr, len, len, frame.regs[at(*new, lane)]).map_err(|k| (Some(lane), k))?;

@@ -1,5 +1,13 @@
 //! The one description of the machine that every stage below instruction selection shares:
-//! the processor table, target IDs, the register model, opcode tables with encodings, the MIR
-//! data types, and instruction encoding, decoding and printing.
+//! the processor table and target IDs ([`processor`]), the register model ([`reg`]), opcodes
+//! ([`opcode`]), and the MIR data types ([`mir`]) that instruction selection produces, register
+//! allocation and the wait and hazard passes transform, and the assembler encodes.
 //!
-//! Not yet built: it is the subject of the ISA issue.
+//! The first end-to-end kernels settle these types; the ISA issue widens the opcode table to
+//! every instruction llvm-mc-19 accepts and adds the encoder, decoder and assembly printer.
+#![deny(missing_docs)]
+
+pub mod mir;
+pub mod opcode;
+pub mod processor;
+pub mod reg;

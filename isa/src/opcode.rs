@@ -1,0 +1,266 @@
+//! Opcodes: one variant per operation, with its format and assembly name on each encoding
+//! family. An operation whose encoding family lacks it has an empty name there.
+//!
+//! This table holds the operations the first end-to-end kernels use; the ISA issue widens it to
+//! every opcode llvm-mc-19 accepts, as data. Encodings (opcode numbers and bit layouts) live in
+//! the encoder, keyed by these variants.
+
+use crate::processor::Generation;
+
+/// An instruction format (its encoding layout). A VOP1, VOP2 or VOPC operation may also be
+/// encoded as VOP3 (its `_e64` form): see [`crate::mir::Inst::vop3`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Scalar, one source.
+    Sop1,
+    /// Scalar, two sources.
+    Sop2,
+    /// Scalar with a 16-bit immediate.
+    Sopk,
+    /// Scalar compare, writing SCC.
+    Sopc,
+    /// Scalar program control (branches, waits, end of program).
+    Sopp,
+    /// Scalar memory.
+    Smem,
+    /// Vector, one source.
+    Vop1,
+    /// Vector, two sources.
+    Vop2,
+    /// Vector compare, writing a lane mask.
+    Vopc,
+    /// Vector, three-source encoding (also the `_e64` form of VOP1/VOP2/VOPC).
+    Vop3,
+    /// VOP3 with a scalar destination (carry out): GFX9's VOP3b, GFX10+'s VOP3SD.
+    Vop3sd,
+    /// Global memory (FLAT with the global segment).
+    Global,
+    /// A pseudo-instruction, removed before encoding.
+    Pseudo,
+}
+
+/// Which family of encodings a processor uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// GFX9 (and CDNA) names and encodings.
+    Gfx9,
+    /// GFX11 names and encodings.
+    Gfx11,
+}
+
+impl Family {
+    /// The family of a generation, where gcnc encodes it (GFX10 and GFX12 come later).
+    pub fn of(generation: Generation) -> Option<Family> {
+        match generation {
+            Generation::Gfx9 => Some(Family::Gfx9),
+            Generation::Gfx11 => Some(Family::Gfx11),
+            Generation::Gfx10 | Generation::Gfx12 => None,
+        }
+    }
+}
+
+macro_rules! opcodes {
+    ($($(#[$doc:meta])* $variant:ident: ($f11:ident, $n11:literal), ($f9:ident, $n9:literal);)*) => {
+        /// An operation. Variants are named after the GFX11 mnemonic (or GFX9's, where GFX11
+        /// lacks it); pseudo-instructions start with `P`.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Opcode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Opcode {
+            /// Every opcode.
+            pub const ALL: &'static [Opcode] = &[$(Opcode::$variant,)*];
+
+            /// The assembly name in `family` (empty when the family has no such operation).
+            pub fn name(self, family: Family) -> &'static str {
+                match (self, family) {
+                    $((Opcode::$variant, Family::Gfx11) => $n11, (Opcode::$variant, Family::Gfx9) => $n9,)*
+                }
+            }
+
+            /// The format in `family`.
+            pub fn format(self, family: Family) -> Format {
+                match (self, family) {
+                    $((Opcode::$variant, Family::Gfx11) => Format::$f11, (Opcode::$variant, Family::Gfx9) => Format::$f9,)*
+                }
+            }
+        }
+    };
+}
+
+opcodes! {
+    /// Defines the kernel's inputs in their fixed registers at the entry.
+    PStartPgm: (Pseudo, "p_startpgm"), (Pseudo, "p_startpgm");
+    /// Copies several values at once (all reads before all writes).
+    PParallelCopy: (Pseudo, "p_parallelcopy"), (Pseudo, "p_parallelcopy");
+    /// An SSA phi on the logical CFG (one operand per logical predecessor).
+    PPhi: (Pseudo, "p_phi"), (Pseudo, "p_phi");
+    /// An SSA phi on the linear CFG (one operand per linear predecessor).
+    PLinearPhi: (Pseudo, "p_linear_phi"), (Pseudo, "p_linear_phi");
+    /// Splits a tuple into its parts.
+    PSplitVector: (Pseudo, "p_split_vector"), (Pseudo, "p_split_vector");
+    /// Builds a tuple from parts.
+    PCreateVector: (Pseudo, "p_create_vector"), (Pseudo, "p_create_vector");
+    /// Marks the start of the logical part of a block (after the exec-mask setup).
+    PLogicalStart: (Pseudo, "p_logical_start"), (Pseudo, "p_logical_start");
+    /// Marks the end of the logical part of a block (before the exec-mask update).
+    PLogicalEnd: (Pseudo, "p_logical_end"), (Pseudo, "p_logical_end");
+    /// An unconditional branch to the block's linear successor.
+    PBranch: (Pseudo, "p_branch"), (Pseudo, "p_branch");
+    /// A conditional branch on EXEC being zero (to the first linear successor) or not.
+    PCbranchExecz: (Pseudo, "p_cbranch_execz"), (Pseudo, "p_cbranch_execz");
+    /// A conditional branch on SCC being zero.
+    PCbranchScc0: (Pseudo, "p_cbranch_scc0"), (Pseudo, "p_cbranch_scc0");
+
+    /// Scalar load of one dword.
+    SLoadB32: (Smem, "s_load_b32"), (Smem, "s_load_dword");
+    /// Scalar load of two dwords.
+    SLoadB64: (Smem, "s_load_b64"), (Smem, "s_load_dwordx2");
+    /// Scalar load of four dwords.
+    SLoadB128: (Smem, "s_load_b128"), (Smem, "s_load_dwordx4");
+
+    /// Scalar move.
+    SMovB32: (Sop1, "s_mov_b32"), (Sop1, "s_mov_b32");
+    /// Scalar 64-bit move.
+    SMovB64: (Sop1, "s_mov_b64"), (Sop1, "s_mov_b64");
+    /// `sdst = exec; exec &= src; scc = exec != 0` (wave32).
+    SAndSaveexecB32: (Sop1, "s_and_saveexec_b32"), (Sop1, "");
+    /// `sdst = exec; exec &= src; scc = exec != 0` (wave64).
+    SAndSaveexecB64: (Sop1, "s_and_saveexec_b64"), (Sop1, "s_and_saveexec_b64");
+
+    /// Scalar add, carry out to SCC.
+    SAddU32: (Sop2, "s_add_u32"), (Sop2, "s_add_u32");
+    /// Scalar add with carry in and out through SCC.
+    SAddcU32: (Sop2, "s_addc_u32"), (Sop2, "s_addc_u32");
+    /// Scalar signed add (SCC = overflow).
+    SAddI32: (Sop2, "s_add_i32"), (Sop2, "s_add_i32");
+    /// Scalar subtract, borrow out to SCC.
+    SSubU32: (Sop2, "s_sub_u32"), (Sop2, "s_sub_u32");
+    /// Scalar 32-bit multiply (low half).
+    SMulI32: (Sop2, "s_mul_i32"), (Sop2, "s_mul_i32");
+    /// Scalar and (SCC = result != 0).
+    SAndB32: (Sop2, "s_and_b32"), (Sop2, "s_and_b32");
+    /// Scalar 64-bit and.
+    SAndB64: (Sop2, "s_and_b64"), (Sop2, "s_and_b64");
+    /// Scalar or.
+    SOrB32: (Sop2, "s_or_b32"), (Sop2, "s_or_b32");
+    /// Scalar 64-bit or.
+    SOrB64: (Sop2, "s_or_b64"), (Sop2, "s_or_b64");
+    /// Scalar `a & !b`.
+    SAndn2B32: (Sop2, "s_and_not1_b32"), (Sop2, "s_andn2_b32");
+    /// Scalar 64-bit `a & !b`.
+    SAndn2B64: (Sop2, "s_and_not1_b64"), (Sop2, "s_andn2_b64");
+    /// Scalar shift left.
+    SLshlB32: (Sop2, "s_lshl_b32"), (Sop2, "s_lshl_b32");
+    /// Scalar logical shift right.
+    SLshrB32: (Sop2, "s_lshr_b32"), (Sop2, "s_lshr_b32");
+    /// Scalar select on SCC.
+    SCselectB32: (Sop2, "s_cselect_b32"), (Sop2, "s_cselect_b32");
+
+    /// Scalar compare, equal.
+    SCmpEqU32: (Sopc, "s_cmp_eq_u32"), (Sopc, "s_cmp_eq_u32");
+    /// Scalar compare, not equal.
+    SCmpLgU32: (Sopc, "s_cmp_lg_u32"), (Sopc, "s_cmp_lg_u32");
+    /// Scalar compare, unsigned less than.
+    SCmpLtU32: (Sopc, "s_cmp_lt_u32"), (Sopc, "s_cmp_lt_u32");
+    /// Scalar compare, unsigned greater than.
+    SCmpGtU32: (Sopc, "s_cmp_gt_u32"), (Sopc, "s_cmp_gt_u32");
+
+    /// Scalar move of a sign-extended 16-bit immediate.
+    SMovkI32: (Sopk, "s_movk_i32"), (Sopk, "s_movk_i32");
+    /// Wait for the store counter (GFX10+).
+    SWaitcntVscnt: (Sopk, "s_waitcnt_vscnt"), (Sopk, "");
+
+    /// Wait states: `simm16 + 1` of them.
+    SNop: (Sopp, "s_nop"), (Sopp, "s_nop");
+    /// End of the program.
+    SEndpgm: (Sopp, "s_endpgm"), (Sopp, "s_endpgm");
+    /// Unconditional relative branch.
+    SBranch: (Sopp, "s_branch"), (Sopp, "s_branch");
+    /// Branch if SCC is 0.
+    SCbranchScc0: (Sopp, "s_cbranch_scc0"), (Sopp, "s_cbranch_scc0");
+    /// Branch if SCC is 1.
+    SCbranchScc1: (Sopp, "s_cbranch_scc1"), (Sopp, "s_cbranch_scc1");
+    /// Branch if VCC is zero.
+    SCbranchVccz: (Sopp, "s_cbranch_vccz"), (Sopp, "s_cbranch_vccz");
+    /// Branch if VCC is not zero.
+    SCbranchVccnz: (Sopp, "s_cbranch_vccnz"), (Sopp, "s_cbranch_vccnz");
+    /// Branch if EXEC is zero.
+    SCbranchExecz: (Sopp, "s_cbranch_execz"), (Sopp, "s_cbranch_execz");
+    /// Branch if EXEC is not zero.
+    SCbranchExecnz: (Sopp, "s_cbranch_execnz"), (Sopp, "s_cbranch_execnz");
+    /// Workgroup barrier.
+    SBarrier: (Sopp, "s_barrier"), (Sopp, "s_barrier");
+    /// Wait until counters drop to the encoded values.
+    SWaitcnt: (Sopp, "s_waitcnt"), (Sopp, "s_waitcnt");
+    /// Tells the hardware about VALU dependencies (GFX11).
+    SDelayAlu: (Sopp, "s_delay_alu"), (Sopp, "");
+    /// Sends a message (e.g. MSG_DEALLOC_VGPRS).
+    SSendmsg: (Sopp, "s_sendmsg"), (Sopp, "s_sendmsg");
+
+    /// Vector move.
+    VMovB32: (Vop1, "v_mov_b32"), (Vop1, "v_mov_b32");
+    /// The first active lane's value into an SGPR.
+    VReadfirstlaneB32: (Vop1, "v_readfirstlane_b32"), (Vop1, "v_readfirstlane_b32");
+
+    /// Vector add without carry.
+    VAddNcU32: (Vop2, "v_add_nc_u32"), (Vop2, "v_add_u32");
+    /// Vector subtract without carry.
+    VSubNcU32: (Vop2, "v_sub_nc_u32"), (Vop2, "v_sub_u32");
+    /// Vector add with carry in and out (VCC in VOP2).
+    VAddCoCiU32: (Vop2, "v_add_co_ci_u32"), (Vop2, "v_addc_co_u32");
+    /// f32 add.
+    VAddF32: (Vop2, "v_add_f32"), (Vop2, "v_add_f32");
+    /// f32 subtract.
+    VSubF32: (Vop2, "v_sub_f32"), (Vop2, "v_sub_f32");
+    /// f32 multiply.
+    VMulF32: (Vop2, "v_mul_f32"), (Vop2, "v_mul_f32");
+    /// Shift left, operands reversed (shift amount first).
+    VLshlrevB32: (Vop2, "v_lshlrev_b32"), (Vop2, "v_lshlrev_b32");
+    /// Vector and.
+    VAndB32: (Vop2, "v_and_b32"), (Vop2, "v_and_b32");
+    /// Per-lane select on a lane mask.
+    VCndmaskB32: (Vop2, "v_cndmask_b32"), (Vop2, "v_cndmask_b32");
+
+    /// Vector add with carry out (to an SGPR lane mask).
+    VAddCoU32: (Vop3sd, "v_add_co_u32"), (Vop2, "v_add_co_u32");
+    /// 64-bit multiply-add of unsigned 32-bit factors, carry out.
+    VMadU64U32: (Vop3sd, "v_mad_u64_u32"), (Vop3sd, "v_mad_u64_u32");
+    /// 64-bit shift left, operands reversed.
+    VLshlrevB64: (Vop3, "v_lshlrev_b64"), (Vop3, "v_lshlrev_b64");
+    /// f32 fused multiply-add.
+    VFmaF32: (Vop3, "v_fma_f32"), (Vop3, "v_fma_f32");
+    /// 32-bit multiply, low half.
+    VMulLoU32: (Vop3, "v_mul_lo_u32"), (Vop3, "v_mul_lo_u32");
+
+    /// Vector compare: unsigned greater than.
+    VCmpGtU32: (Vopc, "v_cmp_gt_u32"), (Vopc, "v_cmp_gt_u32");
+    /// Vector compare: unsigned less than.
+    VCmpLtU32: (Vopc, "v_cmp_lt_u32"), (Vopc, "v_cmp_lt_u32");
+    /// Vector compare: equal.
+    VCmpEqU32: (Vopc, "v_cmp_eq_u32"), (Vopc, "v_cmp_eq_u32");
+    /// Vector compare: not equal.
+    VCmpNeU32: (Vopc, "v_cmp_ne_u32"), (Vopc, "v_cmp_ne_u32");
+
+    /// Global load of one dword.
+    GlobalLoadB32: (Global, "global_load_b32"), (Global, "global_load_dword");
+    /// Global load of two dwords.
+    GlobalLoadB64: (Global, "global_load_b64"), (Global, "global_load_dwordx2");
+    /// Global store of one dword.
+    GlobalStoreB32: (Global, "global_store_b32"), (Global, "global_store_dword");
+    /// Global store of two dwords.
+    GlobalStoreB64: (Global, "global_store_b64"), (Global, "global_store_dwordx2");
+}
+
+impl Opcode {
+    /// Whether this is a pseudo-instruction (never encoded).
+    pub fn is_pseudo(self) -> bool {
+        self.format(Family::Gfx11) == Format::Pseudo
+    }
+
+    /// Whether the operation exists in `family`.
+    pub fn exists_in(self, family: Family) -> bool {
+        !self.name(family).is_empty()
+    }
+}

@@ -151,7 +151,7 @@ use crate::function::{DataFlowGraph, Function, ValueData, ValueDef};
 use crate::instructions::{
     BinaryOp, BlockCall, ConvOp, FloatCC, InstData, IntCC, MemFlags, ReduceOp, RmwOp, Special, SyncInfo, UnaryOp,
 };
-use crate::types::{AddrSpace, Type};
+use crate::types::{f16_bits_from_f64, AddrSpace, Type};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{entity_impl, EntitySet, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
@@ -677,7 +677,7 @@ impl<'a> FunctionBuilder<'a> {
     /// `fconst.T value`: `value` rounded to nearest even in the float type `ty`.
     pub fn fconst(&mut self, ty: Type, value: f64) -> Value {
         let bits = match ty {
-            Type::F16 => u64::from(half::f16::from_f64(value).to_bits()),
+            Type::F16 => u64::from(f16_bits_from_f64(value)),
             Type::F32 => u64::from((value as f32).to_bits()),
             Type::F64 => value.to_bits(),
             _ => panic!("FunctionBuilder::fconst: {ty} is not a float type"),
@@ -1054,6 +1054,19 @@ block2:
 }
 ",
         );
+    }
+
+    /// `fconst` rounds an f64 to f16 once, whatever the host: 1 + 2^-11 + 2^-40 lies just
+    /// above the midpoint between 1 and the next f16, so it rounds up.
+    #[test]
+    fn f16_constants_round_once() {
+        let text = helper(|b, p| {
+            b.fconst(Type::F16, 1.0 + 2f64.powi(-11) + 2f64.powi(-40));
+            b.fconst(Type::F16, -(1.0 + 2f64.powi(-10) + 2f64.powi(-11) - 2f64.powi(-31)));
+            b.ret(Some(p[0]));
+        });
+        assert!(text.contains("fconst.f16 1.0009766\n"), "{text}");
+        assert!(text.contains("fconst.f16 -1.0009766\n"), "{text}");
     }
 
     #[test]

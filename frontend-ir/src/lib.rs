@@ -31,4 +31,4 @@ pub use instructions::{
     BinaryOp, BlockCall, ConvOp, Dim, FloatCC, InstData, IntCC, MemFlags, Ordering, ReduceOp, RmwOp, Scope, Special,
     SyncInfo, UnaryOp,
 };
-pub use types::{AddrSpace, Type};
+pub use types::{f16_bits_from_f64, AddrSpace, Type};

@@ -145,3 +145,21 @@ impl fmt::Display for Type {
         }
     }
 }
+
+/// The bits of the f16 nearest to `x` (ties to even), rounded once. `half::f16::from_f64`
+/// cannot be used where results must not depend on the host: with F16C it rounds to f32
+/// first, a double rounding that breaks near-ties wrongly. Rounding to odd in f32 first is
+/// innocuous, as f32 has more than two bits beyond f16's precision.
+pub fn f16_bits_from_f64(x: f64) -> u16 {
+    let r = x as f32;
+    let mut bits = r.to_bits();
+    if r.is_finite() && r as f64 != x && bits & 1 == 0 {
+        // Round to odd: move one ulp toward x (sign-magnitude bits).
+        if (r as f64).abs() < x.abs() {
+            bits += 1;
+        } else {
+            bits -= 1;
+        }
+    }
+    half::f16::from_f32(f32::from_bits(bits)).to_bits()
+}

@@ -8,7 +8,7 @@
 //! within an ulp of the true value; compiled code is compared to them within a documented bound.
 
 use crate::instructions::{BinaryOp, ConvOp, FloatCC, IntCC, ReduceOp, RmwOp, UnaryOp};
-use crate::types::Type;
+use crate::types::{f16_bits_from_f64, Type};
 use half::f16;
 
 /// Sign-extends the low `ty.bits()` bits of `x`.
@@ -29,7 +29,7 @@ fn to_f64(ty: Type, bits: u64) -> f64 {
 /// Rounds an f64 to `ty` (once, to nearest-even) and returns its bits.
 fn from_f64(ty: Type, x: f64) -> u64 {
     match ty {
-        Type::F16 => f16::from_f64(x).to_bits() as u64,
+        Type::F16 => f16_bits_from_f64(x) as u64,
         Type::F32 => (x as f32).to_bits() as u64,
         _ => x.to_bits(),
     }
@@ -282,14 +282,14 @@ fn int_to_float(from: Type, a: u64, to: Type, signed: bool) -> u64 {
             Type::F64 => (v as f64).to_bits(),
             Type::F32 => (v as f32).to_bits() as u64,
             // |v| < 2^53 is exact in f64; larger values overflow f16 whatever the rounding.
-            _ => f16::from_f64(v as f64).to_bits() as u64,
+            _ => from_f64(Type::F16, v as f64),
         }
     } else {
         let v = a & from.mask();
         match to {
             Type::F64 => (v as f64).to_bits(),
             Type::F32 => (v as f32).to_bits() as u64,
-            _ => f16::from_f64(v as f64).to_bits() as u64,
+            _ => from_f64(Type::F16, v as f64),
         }
     }
 }
@@ -425,6 +425,20 @@ mod tests {
             let got = f32::from_bits(fma(Type::F32, a as u64, b as u64, c as u64) as u32);
             assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{fa} {fb} {fc}");
         }
+    }
+
+    /// Narrowing to f16 rounds once from the exact value: going through f32 first (as
+    /// `half`'s F16C path does) turns a value just off an f16 midpoint into a tie.
+    #[test]
+    fn narrowing_to_f16_rounds_once() {
+        let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(convert(ConvOp::Fptrunc, Type::F64, Type::F16, x.to_bits()), 0x3c01);
+        let y = 1.0 + 2f64.powi(-10) + 2f64.powi(-11) - 2f64.powi(-31);
+        assert_eq!(convert(ConvOp::Fptrunc, Type::F64, Type::F16, y.to_bits()), 0x3c01);
+        // f16 fma: (1 + 2^-10) * (2^-11 - 2^-21) + (1 + 2^-10) is exactly y.
+        let h = |x: f64| f16::from_f32(x as f32).to_bits() as u64;
+        let (a, b) = (h(1.0 + 2f64.powi(-10)), h(2f64.powi(-11) - 2f64.powi(-21)));
+        assert_eq!(fma(Type::F16, a, b, a), 0x3c01);
     }
 
     #[test]

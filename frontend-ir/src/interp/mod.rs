@@ -298,6 +298,8 @@ struct FuncInfo {
     slot_offset: SecondaryMap<Slot, u32>,
     /// Private bytes per frame.
     private_size: u32,
+    /// The largest alignment of a private slot: a frame starts at a multiple of it.
+    private_align: u32,
     /// Offset of the dynamic shared memory (the aligned end of the static slots).
     dyn_shared_offset: u32,
 }
@@ -311,14 +313,23 @@ impl FuncInfo {
             ipdom[b] = pdt.ipdom(b).into();
         }
         let mut slot_offset = SecondaryMap::new();
-        let (mut shared, mut private) = (0u32, 0u32);
+        let (mut shared, mut private, mut private_align) = (0u32, 0u32, 1u32);
         for (slot, data) in func.slots.iter() {
+            if data.space != AddrSpace::Shared {
+                private_align = private_align.max(data.align);
+            }
             let end = if data.space == AddrSpace::Shared { &mut shared } else { &mut private };
             let offset = end.next_multiple_of(data.align.max(1));
             slot_offset[slot] = offset;
             *end = offset.saturating_add(data.size);
         }
-        FuncInfo { ipdom, slot_offset, private_size: private, dyn_shared_offset: shared.next_multiple_of(16) }
+        FuncInfo {
+            ipdom,
+            slot_offset,
+            private_size: private,
+            private_align,
+            dyn_shared_offset: shared.next_multiple_of(16),
+        }
     }
 }
 
@@ -805,7 +816,8 @@ impl<'a> Ctx<'a> {
                         regs[param.index() * ws + lane] = frame.regs[at(a, lane)];
                     }
                 }
-                let private_base = frame.private_base + self.infos[func_id].private_size;
+                let caller_end = frame.private_base + self.infos[func_id].private_size;
+                let private_base = caller_end.next_multiple_of(self.infos[*callee].private_align);
                 let size = private_base + self.infos[*callee].private_size;
                 for lane in lanes(mask) {
                     let data = &mut wave.private[lane].data;

@@ -236,6 +236,15 @@ impl Processor {
     pub fn supports(&self, feature: Feature) -> bool {
         self.features.contains(&feature)
     }
+
+    /// Whether the processor has the user-SGPR initialisation bug of gfx1100 and gfx1102
+    /// (LLVM's `FeatureUserSGPRInit16Bug`; not in the seeds): in wave32, a compute kernel must
+    /// have at least 16 user plus system SGPRs enabled, so clang-19 pads USER_SGPR_COUNT with
+    /// unused user SGPRs (15 with only the kernarg pointer and workgroup ID X). Wave64 is not
+    /// affected, nor are gfx1101, gfx1103, gfx115x and GFX12.
+    pub fn user_sgpr_init16_bug(&self) -> bool {
+        matches!(self.name, "gfx1100" | "gfx1102")
+    }
 }
 
 /// A feature's setting in a target ID: absent means "any" (the code runs either way).

@@ -2,4 +2,28 @@
 //! execution state, the kernarg layout, msgpack metadata, the ET_REL writer, our ET_DYN linker,
 //! and a reader for anyone's code objects. This crate is the format's one home.
 //!
-//! Not yet built: it is the subject of the runtime-abi issue.
+//! ```text
+//!  isel ──► KernargLayout, enable_inputs, InitialState ◄── emu
+//!  regalloc ──► RegisterUse ──► set_register_counts ──► KernelDescriptor
+//!  emit ──► CodeObject { KernelCode { code, descriptor, metadata } }
+//!             ├─► write_relocatable ──► ET_REL (.o, what clang -c gives; ld.lld-19 links it)
+//!             └─► write_shared ──────► ET_DYN (.hsaco, what the HSA loader and emu load)
+//!  read(bytes) ──► ReadObject { kernels: descriptor, code, metadata }   (ours, clang's, lld's)
+//! ```
+//!
+//! The facts come from AMDGPUUsage (shared/seeds/AMDGPUUsage-new.txt, cited as NEW:line); where
+//! clang-19 or lld-19 do otherwise, they win for bit layouts and the code says so where it
+//! takes a side.
+#![deny(missing_docs)]
+
+pub mod descriptor;
+pub mod elf;
+mod error;
+pub mod initial_state;
+pub mod kernarg;
+pub mod metadata;
+pub mod read;
+
+pub use elf::{e_flags, write_relocatable, write_shared, CodeObject, KernelCode};
+pub use error::AbiError;
+pub use read::{read, ReadKernel, ReadObject};

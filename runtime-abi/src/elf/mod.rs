@@ -1,0 +1,294 @@
+//! AMDGPU HSA ELF code objects (NEW:1599-2249): the header values, e_flags from a target ID,
+//! the metadata note, and two writers. [`write_relocatable`] gives the ET_REL that clang -c
+//! gives (ld.lld-19 links it); [`write_shared`] is our own linker's ET_DYN, the only kind the
+//! HSA loader accepts (NEW:1689), and what the emulator loads.
+//!
+//! Both writers share one layout of the kernels: `.text` holds each kernel's code at a
+//! 256-byte boundary (the code entry alignment, NEW:16049), padded with `s_nop 0`; `.rodata`
+//! holds the 64-byte descriptors in the same order; `.note` holds the metadata.
+
+mod relocatable;
+mod shared;
+
+use isa::processor::{FeatureSetting, TargetId, PROCESSORS};
+
+pub use relocatable::{try_write_relocatable, write_relocatable};
+pub use shared::{try_write_shared, write_shared};
+
+use crate::descriptor::KernelDescriptor;
+use crate::kernarg::CodeObjectVersion;
+use crate::metadata::{self, Metadata};
+use crate::AbiError;
+
+/// `e_machine` for AMD GPUs.
+pub const EM_AMDGPU: u16 = 224;
+/// `EI_OSABI` for HSA code objects.
+pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
+/// The processor (`EF_AMDGPU_MACH_*`) bits of e_flags.
+pub const EF_AMDGPU_MACH: u32 = 0x0ff;
+/// The xnack bits of e_flags (V4+): 0 unsupported, 0x100 any, 0x200 off, 0x300 on.
+pub const EF_AMDGPU_FEATURE_XNACK: u32 = 0x300;
+/// The sramecc bits of e_flags (V4+): 0 unsupported, 0x400 any, 0x800 off, 0xc00 on.
+pub const EF_AMDGPU_FEATURE_SRAMECC: u32 = 0xc00;
+/// The generic-processor version of e_flags (V6, generic processors only).
+pub const EF_AMDGPU_GENERIC_VERSION: u32 = 0xff00_0000;
+/// Relocation: `S + A - P`, 64 bits (the descriptor's code entry offset).
+pub const R_AMDGPU_REL64: u32 = 5;
+/// The note owner of V3+ code objects.
+pub const NOTE_OWNER: &[u8] = b"AMDGPU";
+/// The note type of the metadata.
+pub const NT_AMDGPU_METADATA: u32 = 32;
+/// The section index of LDS symbols.
+pub const SHN_AMDGPU_LDS: u16 = 0xff00;
+/// The alignment of each kernel's code entry.
+pub const CODE_ALIGN: u64 = 256;
+/// The size and alignment of a kernel descriptor.
+pub const DESCRIPTOR_SIZE: u64 = 64;
+/// What fills `.text` between kernels: `s_nop 0` (0xbf800000 on GFX9-GFX12), as the LLVM
+/// assembler fills code alignment.
+const CODE_FILL: [u8; 4] = 0xbf80_0000u32.to_le_bytes();
+
+/// One kernel to write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelCode {
+    /// The symbol name (the descriptor is `NAME.kd`).
+    pub name: String,
+    /// This kernel's machine code, from the entry.
+    pub code: Vec<u8>,
+    /// Its descriptor; the writers fill `kernel_code_entry_byte_offset`.
+    pub descriptor: KernelDescriptor,
+    /// Its metadata; `.symbol` must be `NAME.kd`.
+    pub metadata: metadata::Kernel,
+}
+
+/// A code object to write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodeObject {
+    /// The target ID (processor, xnack, sramecc).
+    pub target: TargetId,
+    /// The code-object version.
+    pub version: CodeObjectVersion,
+    /// The kernels, in `.text` order.
+    pub kernels: Vec<KernelCode>,
+}
+
+/// e_flags for `target` (NEW:1771): the processor's `EF_AMDGPU_MACH`, then the xnack and
+/// sramecc settings, "unsupported" (0) when the processor lacks the feature. V6 adds a
+/// generic version only for generic processors, which the processor table does not have.
+pub fn e_flags(target: &TargetId, version: CodeObjectVersion) -> u32 {
+    let _ = version; // V4, V5 and V6 share the layout for non-generic processors
+    let feature = |supported: bool, setting: FeatureSetting, any: u32| match (supported, setting) {
+        (false, _) => 0,
+        (true, FeatureSetting::Any) => any,
+        (true, FeatureSetting::Off) => any * 2,
+        (true, FeatureSetting::On) => any * 3,
+    };
+    let proc = target.processor;
+    proc.mach
+        | feature(proc.supports(isa::processor::Feature::Xnack), target.xnack, 0x100)
+        | feature(proc.supports(isa::processor::Feature::Sramecc), target.sramecc, 0x400)
+}
+
+/// The target ID e_flags name (V4+ layout), if the processor is in the table.
+pub fn target_from_e_flags(flags: u32) -> Option<TargetId> {
+    let processor = PROCESSORS.iter().find(|p| p.mach == flags & EF_AMDGPU_MACH)?;
+    let setting = |bits: u32| match bits {
+        2 => FeatureSetting::Off,
+        3 => FeatureSetting::On,
+        _ => FeatureSetting::Any,
+    };
+    Some(TargetId {
+        processor,
+        xnack: setting((flags & EF_AMDGPU_FEATURE_XNACK) >> 8),
+        sramecc: setting((flags & EF_AMDGPU_FEATURE_SRAMECC) >> 10),
+    })
+}
+
+/// The whole metadata of `obj`.
+pub fn metadata_of(obj: &CodeObject) -> Metadata {
+    Metadata {
+        kernels: obj.kernels.iter().map(|k| k.metadata.clone()).collect(),
+        printf: None,
+        target: Some(metadata::target_string(&obj.target)),
+        version: obj.version.metadata_version(),
+    }
+}
+
+/// One ELF note record: header, name and descriptor, each padded to 4 bytes (NEW:1966).
+pub fn note_record(owner: &[u8], note_type: u32, desc: &[u8]) -> Vec<u8> {
+    let mut note = Vec::with_capacity(12 + owner.len() + desc.len() + 8);
+    note.extend_from_slice(&(owner.len() as u32 + 1).to_le_bytes());
+    note.extend_from_slice(&(desc.len() as u32).to_le_bytes());
+    note.extend_from_slice(&note_type.to_le_bytes());
+    note.extend_from_slice(owner);
+    note.push(0);
+    note.resize(note.len().next_multiple_of(4), 0);
+    note.extend_from_slice(desc);
+    note.resize(note.len().next_multiple_of(4), 0);
+    note
+}
+
+/// The contents both writers lay out the same way.
+struct Contents {
+    /// `.text`: every kernel's code at a 256-byte boundary.
+    text: Vec<u8>,
+    /// Each kernel's offset in `.text`.
+    code_offsets: Vec<u64>,
+    /// `.rodata`: the descriptors, each at `64 * index`, code entry offsets 0.
+    rodata: Vec<u8>,
+    /// `.note`: the metadata note.
+    note: Vec<u8>,
+}
+
+impl Contents {
+    fn new(obj: &CodeObject) -> Result<Contents, AbiError> {
+        validate(obj)?;
+        let proc = obj.target.processor;
+        let mut text = Vec::new();
+        let mut code_offsets = Vec::new();
+        let mut rodata = Vec::new();
+        for kernel in &obj.kernels {
+            while !(text.len() as u64).is_multiple_of(CODE_ALIGN) {
+                text.extend_from_slice(&CODE_FILL);
+            }
+            code_offsets.push(text.len() as u64);
+            text.extend_from_slice(&kernel.code);
+            let descriptor = KernelDescriptor { kernel_code_entry_byte_offset: 0, ..kernel.descriptor };
+            rodata.extend_from_slice(&descriptor.encode(proc));
+        }
+        let note = note_record(NOTE_OWNER, NT_AMDGPU_METADATA, &metadata_of(obj).to_msgpack());
+        Ok(Contents { text, code_offsets, rodata, note })
+    }
+}
+
+fn validate(obj: &CodeObject) -> Result<(), AbiError> {
+    let invalid = |reason: String| Err(AbiError::InvalidCodeObject { reason });
+    if obj.kernels.is_empty() {
+        return invalid("no kernels".into());
+    }
+    for (index, kernel) in obj.kernels.iter().enumerate() {
+        let name = &kernel.name;
+        if name.is_empty() || name.contains('\0') {
+            return invalid(format!("kernel {index} has the name {name:?}, which cannot be a symbol"));
+        }
+        if obj.kernels[..index].iter().any(|k| k.name == *name) {
+            return invalid(format!("two kernels are named '{name}'"));
+        }
+        if kernel.code.is_empty() || kernel.code.len() % 4 != 0 {
+            return invalid(format!(
+                "kernel '{name}' has {} code bytes, not a positive multiple of 4",
+                kernel.code.len()
+            ));
+        }
+        if kernel.metadata.symbol != format!("{name}.kd") {
+            return invalid(format!(
+                "kernel '{name}' has metadata .symbol '{}', not '{name}.kd'",
+                kernel.metadata.symbol
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e_flags_match_the_digest_and_clang() {
+        let flags = |text: &str| e_flags(&TargetId::parse(text).unwrap(), CodeObjectVersion::V5);
+        assert_eq!(flags("gfx90a:sramecc+:xnack-"), 0xe3f);
+        assert_eq!(flags("gfx942"), 0x54c);
+        assert_eq!(flags("gfx942:sramecc+:xnack-"), 0xe4c);
+        assert_eq!(flags("gfx1030"), 0x036);
+        assert_eq!(flags("gfx900"), 0x12c);
+        assert_eq!(flags("gfx1100"), 0x041);
+        for text in ["gfx942:sramecc+:xnack-", "gfx942", "gfx1100", "gfx900:xnack+"] {
+            assert_eq!(target_from_e_flags(flags(text)).unwrap().to_string(), text);
+        }
+        assert!(target_from_e_flags(0x0ff).is_none());
+    }
+
+    fn tiny(names: &[&str]) -> CodeObject {
+        use crate::descriptor::{set_register_counts, RegisterUse};
+        use crate::initial_state::{enable_inputs, KernelInputs};
+        use crate::kernarg::KernargLayout;
+        let target = TargetId::parse("gfx1100").unwrap();
+        let proc = target.processor;
+        let version = CodeObjectVersion::V5;
+        let kernels = names
+            .iter()
+            .map(|&name| {
+                let mut descriptor = KernelDescriptor::new(proc);
+                enable_inputs(&mut descriptor, proc, &KernelInputs::default(), 32);
+                let regs = RegisterUse { vgprs: 1, agprs: 0, sgprs: 16, uses_vcc: false, wave_size: 32 };
+                set_register_counts(&mut descriptor, proc, &regs);
+                let layout = KernargLayout::new(&[], version);
+                descriptor.kernarg_size = layout.size;
+                let metadata = metadata::Kernel::new(name, version, proc, &descriptor, &[], &layout, &regs);
+                // s_endpgm, after a few s_nop 0 so the kernels differ in length
+                let mut code = [0, 0, 0x80, 0xbf].repeat(name.len());
+                code.extend_from_slice(&0xbfb0_0000u32.to_le_bytes());
+                KernelCode { name: name.to_string(), code, descriptor, metadata }
+            })
+            .collect();
+        CodeObject { target, version, kernels }
+    }
+
+    #[test]
+    fn written_objects_read_back() {
+        let obj = tiny(&["first", "second_kernel"]);
+        for (bytes, kind) in [
+            (write_relocatable(&obj), crate::read::ObjectKind::Relocatable),
+            (write_shared(&obj), crate::read::ObjectKind::Shared),
+        ] {
+            let back = crate::read(&bytes).unwrap();
+            assert_eq!(back.e_type, kind);
+            assert_eq!((back.e_flags, back.abi_version), (0x41, 3));
+            assert_eq!(back.metadata.as_ref(), Some(&metadata_of(&obj)));
+            for (read, written) in back.kernels.iter().zip(&obj.kernels) {
+                assert_eq!(read.name, written.name);
+                assert_eq!(read.code, written.code);
+                assert_eq!(read.code_offset % CODE_ALIGN, 0);
+                assert_eq!(read.descriptor_offset % DESCRIPTOR_SIZE, 0);
+                let entry = read.descriptor_offset as i64 + read.descriptor.kernel_code_entry_byte_offset;
+                match kind {
+                    crate::read::ObjectKind::Relocatable => {
+                        assert_eq!(read.descriptor.kernel_code_entry_byte_offset, 0)
+                    }
+                    // The loadable segments keep file offsets modulo the page, and .rodata is
+                    // in the first segment at address = offset, so this holds in the file too.
+                    crate::read::ObjectKind::Shared => assert_eq!(entry as u64 % 0x1000, read.code_offset % 0x1000),
+                }
+                let proc = obj.target.processor;
+                assert_eq!(read.descriptor.rsrc2, written.descriptor.rsrc2);
+                assert_eq!(read.descriptor.encode(proc)[..16], written.descriptor.encode(proc)[..16]);
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_code_objects_are_refused() {
+        let reason = |obj: &CodeObject| match try_write_relocatable(obj) {
+            Err(AbiError::InvalidCodeObject { reason }) => reason,
+            other => panic!("{other:?}"),
+        };
+        assert!(reason(&tiny(&["a", "a"])).contains("two kernels are named 'a'"));
+        assert!(reason(&tiny(&[])).contains("no kernels"));
+        let mut obj = tiny(&["k"]);
+        obj.kernels[0].code.pop();
+        assert!(reason(&obj).contains("not a positive multiple of 4"));
+        let mut obj = tiny(&["k"]);
+        obj.kernels[0].metadata.symbol = "k".into();
+        assert!(reason(&obj).contains("not 'k.kd'"));
+        assert!(try_write_shared(&tiny(&["bad\0name"])).is_err());
+    }
+
+    #[test]
+    fn notes_are_padded() {
+        let note = note_record(NOTE_OWNER, NT_AMDGPU_METADATA, &[1, 2, 3, 4, 5]);
+        assert_eq!(note.len(), 12 + 8 + 8);
+        assert_eq!(&note[..12], &[7, 0, 0, 0, 5, 0, 0, 0, 32, 0, 0, 0]);
+        assert_eq!(&note[12..20], b"AMDGPU\0\0");
+    }
+}

@@ -1,9 +1,10 @@
 //! Opcodes: one variant per operation, with its format and assembly name on each encoding
 //! family. An operation whose encoding family lacks it has an empty name there.
 //!
-//! This table holds the operations the first end-to-end kernels use; the ISA issue widens it to
-//! every opcode llvm-mc-19 accepts, as data. Encodings (opcode numbers and bit layouts) live in
-//! the encoder, keyed by these variants.
+//! This table holds the operations the first end-to-end kernels use (clang-19's vector add on
+//! gfx1100, wave32 and wave64, and gfx942 among them) and the common ones likely next; the ISA
+//! issue widens it to every opcode llvm-mc-19 accepts, as data. Opcode numbers and bit layouts
+//! live in [`crate::encoding`], operand shapes in [`crate::operands`], keyed by these variants.
 
 use crate::processor::Generation;
 
@@ -119,6 +120,8 @@ opcodes! {
     SLoadB64: (Smem, "s_load_b64"), (Smem, "s_load_dwordx2");
     /// Scalar load of four dwords.
     SLoadB128: (Smem, "s_load_b128"), (Smem, "s_load_dwordx4");
+    /// Scalar load of eight dwords.
+    SLoadB256: (Smem, "s_load_b256"), (Smem, "s_load_dwordx8");
 
     /// Scalar move.
     SMovB32: (Sop1, "s_mov_b32"), (Sop1, "s_mov_b32");
@@ -128,6 +131,12 @@ opcodes! {
     SAndSaveexecB32: (Sop1, "s_and_saveexec_b32"), (Sop1, "");
     /// `sdst = exec; exec &= src; scc = exec != 0` (wave64).
     SAndSaveexecB64: (Sop1, "s_and_saveexec_b64"), (Sop1, "s_and_saveexec_b64");
+    /// `sdst = exec; exec |= src; scc = exec != 0` (wave32).
+    SOrSaveexecB32: (Sop1, "s_or_saveexec_b32"), (Sop1, "");
+    /// `sdst = exec; exec |= src; scc = exec != 0` (wave64).
+    SOrSaveexecB64: (Sop1, "s_or_saveexec_b64"), (Sop1, "s_or_saveexec_b64");
+    /// Scalar bitwise not (SCC = result != 0).
+    SNotB32: (Sop1, "s_not_b32"), (Sop1, "s_not_b32");
 
     /// Scalar add, carry out to SCC.
     SAddU32: (Sop2, "s_add_u32"), (Sop2, "s_add_u32");
@@ -137,8 +146,16 @@ opcodes! {
     SAddI32: (Sop2, "s_add_i32"), (Sop2, "s_add_i32");
     /// Scalar subtract, borrow out to SCC.
     SSubU32: (Sop2, "s_sub_u32"), (Sop2, "s_sub_u32");
+    /// Scalar subtract with borrow in and out through SCC.
+    SSubbU32: (Sop2, "s_subb_u32"), (Sop2, "s_subb_u32");
+    /// Scalar signed subtract (SCC = overflow).
+    SSubI32: (Sop2, "s_sub_i32"), (Sop2, "s_sub_i32");
     /// Scalar 32-bit multiply (low half).
     SMulI32: (Sop2, "s_mul_i32"), (Sop2, "s_mul_i32");
+    /// Scalar unsigned minimum (SCC = src0 was chosen).
+    SMinU32: (Sop2, "s_min_u32"), (Sop2, "s_min_u32");
+    /// Scalar unsigned maximum (SCC = src0 was chosen).
+    SMaxU32: (Sop2, "s_max_u32"), (Sop2, "s_max_u32");
     /// Scalar and (SCC = result != 0).
     SAndB32: (Sop2, "s_and_b32"), (Sop2, "s_and_b32");
     /// Scalar 64-bit and.
@@ -147,16 +164,26 @@ opcodes! {
     SOrB32: (Sop2, "s_or_b32"), (Sop2, "s_or_b32");
     /// Scalar 64-bit or.
     SOrB64: (Sop2, "s_or_b64"), (Sop2, "s_or_b64");
+    /// Scalar exclusive or.
+    SXorB32: (Sop2, "s_xor_b32"), (Sop2, "s_xor_b32");
+    /// Scalar 64-bit exclusive or.
+    SXorB64: (Sop2, "s_xor_b64"), (Sop2, "s_xor_b64");
     /// Scalar `a & !b`.
     SAndn2B32: (Sop2, "s_and_not1_b32"), (Sop2, "s_andn2_b32");
     /// Scalar 64-bit `a & !b`.
     SAndn2B64: (Sop2, "s_and_not1_b64"), (Sop2, "s_andn2_b64");
     /// Scalar shift left.
     SLshlB32: (Sop2, "s_lshl_b32"), (Sop2, "s_lshl_b32");
+    /// Scalar 64-bit shift left (shift amount: a 32-bit operand).
+    SLshlB64: (Sop2, "s_lshl_b64"), (Sop2, "s_lshl_b64");
     /// Scalar logical shift right.
     SLshrB32: (Sop2, "s_lshr_b32"), (Sop2, "s_lshr_b32");
+    /// Scalar arithmetic shift right.
+    SAshrI32: (Sop2, "s_ashr_i32"), (Sop2, "s_ashr_i32");
     /// Scalar select on SCC.
     SCselectB32: (Sop2, "s_cselect_b32"), (Sop2, "s_cselect_b32");
+    /// Scalar 64-bit select on SCC.
+    SCselectB64: (Sop2, "s_cselect_b64"), (Sop2, "s_cselect_b64");
 
     /// Scalar compare, equal.
     SCmpEqU32: (Sopc, "s_cmp_eq_u32"), (Sopc, "s_cmp_eq_u32");
@@ -164,8 +191,24 @@ opcodes! {
     SCmpLgU32: (Sopc, "s_cmp_lg_u32"), (Sopc, "s_cmp_lg_u32");
     /// Scalar compare, unsigned less than.
     SCmpLtU32: (Sopc, "s_cmp_lt_u32"), (Sopc, "s_cmp_lt_u32");
+    /// Scalar compare, unsigned less or equal.
+    SCmpLeU32: (Sopc, "s_cmp_le_u32"), (Sopc, "s_cmp_le_u32");
     /// Scalar compare, unsigned greater than.
     SCmpGtU32: (Sopc, "s_cmp_gt_u32"), (Sopc, "s_cmp_gt_u32");
+    /// Scalar compare, unsigned greater or equal.
+    SCmpGeU32: (Sopc, "s_cmp_ge_u32"), (Sopc, "s_cmp_ge_u32");
+    /// Scalar compare, signed less than.
+    SCmpLtI32: (Sopc, "s_cmp_lt_i32"), (Sopc, "s_cmp_lt_i32");
+    /// Scalar compare, signed less or equal.
+    SCmpLeI32: (Sopc, "s_cmp_le_i32"), (Sopc, "s_cmp_le_i32");
+    /// Scalar compare, signed greater than.
+    SCmpGtI32: (Sopc, "s_cmp_gt_i32"), (Sopc, "s_cmp_gt_i32");
+    /// Scalar compare, signed greater or equal.
+    SCmpGeI32: (Sopc, "s_cmp_ge_i32"), (Sopc, "s_cmp_ge_i32");
+    /// Scalar 64-bit compare, equal.
+    SCmpEqU64: (Sopc, "s_cmp_eq_u64"), (Sopc, "s_cmp_eq_u64");
+    /// Scalar 64-bit compare, not equal.
+    SCmpLgU64: (Sopc, "s_cmp_lg_u64"), (Sopc, "s_cmp_lg_u64");
 
     /// Scalar move of a sign-extended 16-bit immediate.
     SMovkI32: (Sopk, "s_movk_i32"), (Sopk, "s_movk_i32");
@@ -198,11 +241,29 @@ opcodes! {
     SDelayAlu: (Sopp, "s_delay_alu"), (Sopp, "");
     /// Sends a message (e.g. MSG_DEALLOC_VGPRS).
     SSendmsg: (Sopp, "s_sendmsg"), (Sopp, "s_sendmsg");
+    /// The next `simm16 + 1` memory instructions form a clause (GFX11).
+    SClause: (Sopp, "s_clause"), (Sopp, "");
+    /// Padding after the end of the code (GFX10+; gfx942 pads with `s_nop 0`).
+    SCodeEnd: (Sopp, "s_code_end"), (Sopp, "");
 
     /// Vector move.
     VMovB32: (Vop1, "v_mov_b32"), (Vop1, "v_mov_b32");
     /// The first active lane's value into an SGPR.
     VReadfirstlaneB32: (Vop1, "v_readfirstlane_b32"), (Vop1, "v_readfirstlane_b32");
+    /// Vector bitwise not.
+    VNotB32: (Vop1, "v_not_b32"), (Vop1, "v_not_b32");
+    /// u32 to f32.
+    VCvtF32U32: (Vop1, "v_cvt_f32_u32"), (Vop1, "v_cvt_f32_u32");
+    /// i32 to f32.
+    VCvtF32I32: (Vop1, "v_cvt_f32_i32"), (Vop1, "v_cvt_f32_i32");
+    /// f32 to u32 (round toward zero, saturating).
+    VCvtU32F32: (Vop1, "v_cvt_u32_f32"), (Vop1, "v_cvt_u32_f32");
+    /// f32 to i32 (round toward zero, saturating).
+    VCvtI32F32: (Vop1, "v_cvt_i32_f32"), (Vop1, "v_cvt_i32_f32");
+    /// f32 reciprocal (approximate, 1 ULP).
+    VRcpF32: (Vop1, "v_rcp_f32"), (Vop1, "v_rcp_f32");
+    /// f32 square root (approximate, 1 ULP).
+    VSqrtF32: (Vop1, "v_sqrt_f32"), (Vop1, "v_sqrt_f32");
 
     /// Vector add without carry.
     VAddNcU32: (Vop2, "v_add_nc_u32"), (Vop2, "v_add_u32");
@@ -210,47 +271,129 @@ opcodes! {
     VSubNcU32: (Vop2, "v_sub_nc_u32"), (Vop2, "v_sub_u32");
     /// Vector add with carry in and out (VCC in VOP2).
     VAddCoCiU32: (Vop2, "v_add_co_ci_u32"), (Vop2, "v_addc_co_u32");
+    /// Vector subtract with borrow in and out (VCC in VOP2).
+    VSubCoCiU32: (Vop2, "v_sub_co_ci_u32"), (Vop2, "v_subb_co_u32");
     /// f32 add.
     VAddF32: (Vop2, "v_add_f32"), (Vop2, "v_add_f32");
     /// f32 subtract.
     VSubF32: (Vop2, "v_sub_f32"), (Vop2, "v_sub_f32");
     /// f32 multiply.
     VMulF32: (Vop2, "v_mul_f32"), (Vop2, "v_mul_f32");
+    /// f32 maximum.
+    VMaxF32: (Vop2, "v_max_f32"), (Vop2, "v_max_f32");
+    /// f32 minimum.
+    VMinF32: (Vop2, "v_min_f32"), (Vop2, "v_min_f32");
+    /// Unsigned maximum.
+    VMaxU32: (Vop2, "v_max_u32"), (Vop2, "v_max_u32");
+    /// Unsigned minimum.
+    VMinU32: (Vop2, "v_min_u32"), (Vop2, "v_min_u32");
+    /// Signed maximum.
+    VMaxI32: (Vop2, "v_max_i32"), (Vop2, "v_max_i32");
+    /// Signed minimum.
+    VMinI32: (Vop2, "v_min_i32"), (Vop2, "v_min_i32");
+    /// 24-bit unsigned multiply, low 32 bits of the product.
+    VMulU32U24: (Vop2, "v_mul_u32_u24"), (Vop2, "v_mul_u32_u24");
     /// Shift left, operands reversed (shift amount first).
     VLshlrevB32: (Vop2, "v_lshlrev_b32"), (Vop2, "v_lshlrev_b32");
+    /// Logical shift right, operands reversed.
+    VLshrrevB32: (Vop2, "v_lshrrev_b32"), (Vop2, "v_lshrrev_b32");
+    /// Arithmetic shift right, operands reversed.
+    VAshrrevI32: (Vop2, "v_ashrrev_i32"), (Vop2, "v_ashrrev_i32");
     /// Vector and.
     VAndB32: (Vop2, "v_and_b32"), (Vop2, "v_and_b32");
+    /// Vector or.
+    VOrB32: (Vop2, "v_or_b32"), (Vop2, "v_or_b32");
+    /// Vector exclusive or.
+    VXorB32: (Vop2, "v_xor_b32"), (Vop2, "v_xor_b32");
     /// Per-lane select on a lane mask.
     VCndmaskB32: (Vop2, "v_cndmask_b32"), (Vop2, "v_cndmask_b32");
 
     /// Vector add with carry out (to an SGPR lane mask).
     VAddCoU32: (Vop3sd, "v_add_co_u32"), (Vop2, "v_add_co_u32");
+    /// Vector subtract with borrow out (to an SGPR lane mask).
+    VSubCoU32: (Vop3sd, "v_sub_co_u32"), (Vop2, "v_sub_co_u32");
     /// 64-bit multiply-add of unsigned 32-bit factors, carry out.
     VMadU64U32: (Vop3sd, "v_mad_u64_u32"), (Vop3sd, "v_mad_u64_u32");
     /// 64-bit shift left, operands reversed.
     VLshlrevB64: (Vop3, "v_lshlrev_b64"), (Vop3, "v_lshlrev_b64");
+    /// `(src0 << src1) + src2` on 64 bits (gfx940+ only: gfx942 has it, gfx900 does not).
+    VLshlAddU64: (Vop3, ""), (Vop3, "v_lshl_add_u64");
     /// f32 fused multiply-add.
     VFmaF32: (Vop3, "v_fma_f32"), (Vop3, "v_fma_f32");
     /// 32-bit multiply, low half.
     VMulLoU32: (Vop3, "v_mul_lo_u32"), (Vop3, "v_mul_lo_u32");
+    /// 32-bit unsigned multiply, high half.
+    VMulHiU32: (Vop3, "v_mul_hi_u32"), (Vop3, "v_mul_hi_u32");
+    /// Unsigned bitfield extract: `(src0 >> src1[4:0]) & ((1 << src2[4:0]) - 1)`.
+    VBfeU32: (Vop3, "v_bfe_u32"), (Vop3, "v_bfe_u32");
+    /// `(src0 << src1) + src2`.
+    VLshlAddU32: (Vop3, "v_lshl_add_u32"), (Vop3, "v_lshl_add_u32");
+    /// Three-operand add.
+    VAdd3U32: (Vop3, "v_add3_u32"), (Vop3, "v_add3_u32");
+    /// One lane's value (lane select: SGPR, M0 or inline constant) into an SGPR.
+    VReadlaneB32: (Vop3, "v_readlane_b32"), (Vop3, "v_readlane_b32");
+    /// A scalar value into one lane of a VGPR (the other lanes keep theirs).
+    VWritelaneB32: (Vop3, "v_writelane_b32"), (Vop3, "v_writelane_b32");
 
-    /// Vector compare: unsigned greater than.
-    VCmpGtU32: (Vopc, "v_cmp_gt_u32"), (Vopc, "v_cmp_gt_u32");
-    /// Vector compare: unsigned less than.
+    /// Vector compare, unsigned: less than.
     VCmpLtU32: (Vopc, "v_cmp_lt_u32"), (Vopc, "v_cmp_lt_u32");
-    /// Vector compare: equal.
+    /// Vector compare, unsigned: less or equal.
+    VCmpLeU32: (Vopc, "v_cmp_le_u32"), (Vopc, "v_cmp_le_u32");
+    /// Vector compare, unsigned: greater than.
+    VCmpGtU32: (Vopc, "v_cmp_gt_u32"), (Vopc, "v_cmp_gt_u32");
+    /// Vector compare, unsigned: greater or equal.
+    VCmpGeU32: (Vopc, "v_cmp_ge_u32"), (Vopc, "v_cmp_ge_u32");
+    /// Vector compare, unsigned: equal.
     VCmpEqU32: (Vopc, "v_cmp_eq_u32"), (Vopc, "v_cmp_eq_u32");
-    /// Vector compare: not equal.
+    /// Vector compare, unsigned: not equal.
     VCmpNeU32: (Vopc, "v_cmp_ne_u32"), (Vopc, "v_cmp_ne_u32");
+    /// Vector compare, signed: less than.
+    VCmpLtI32: (Vopc, "v_cmp_lt_i32"), (Vopc, "v_cmp_lt_i32");
+    /// Vector compare, signed: less or equal.
+    VCmpLeI32: (Vopc, "v_cmp_le_i32"), (Vopc, "v_cmp_le_i32");
+    /// Vector compare, signed: greater than.
+    VCmpGtI32: (Vopc, "v_cmp_gt_i32"), (Vopc, "v_cmp_gt_i32");
+    /// Vector compare, signed: greater or equal.
+    VCmpGeI32: (Vopc, "v_cmp_ge_i32"), (Vopc, "v_cmp_ge_i32");
+    /// Vector compare, signed: equal.
+    VCmpEqI32: (Vopc, "v_cmp_eq_i32"), (Vopc, "v_cmp_eq_i32");
+    /// Vector compare, signed: not equal.
+    VCmpNeI32: (Vopc, "v_cmp_ne_i32"), (Vopc, "v_cmp_ne_i32");
+    /// Vector compare, f32: less than.
+    VCmpLtF32: (Vopc, "v_cmp_lt_f32"), (Vopc, "v_cmp_lt_f32");
+    /// Vector compare, f32: less or equal.
+    VCmpLeF32: (Vopc, "v_cmp_le_f32"), (Vopc, "v_cmp_le_f32");
+    /// Vector compare, f32: greater than.
+    VCmpGtF32: (Vopc, "v_cmp_gt_f32"), (Vopc, "v_cmp_gt_f32");
+    /// Vector compare, f32: greater or equal.
+    VCmpGeF32: (Vopc, "v_cmp_ge_f32"), (Vopc, "v_cmp_ge_f32");
+    /// Vector compare, f32: equal.
+    VCmpEqF32: (Vopc, "v_cmp_eq_f32"), (Vopc, "v_cmp_eq_f32");
+    /// Vector compare, f32: ordered and not equal.
+    VCmpLgF32: (Vopc, "v_cmp_lg_f32"), (Vopc, "v_cmp_lg_f32");
+    /// Vector compare, f32: unordered or not equal.
+    VCmpNeqF32: (Vopc, "v_cmp_neq_f32"), (Vopc, "v_cmp_neq_f32");
+    /// Vector compare into EXEC, unsigned less than (GFX9 also writes the mask in its SGPR destination).
+    VCmpxLtU32: (Vopc, "v_cmpx_lt_u32"), (Vopc, "v_cmpx_lt_u32");
+    /// Vector compare into EXEC, unsigned greater than (GFX9 also writes the mask in its SGPR destination).
+    VCmpxGtU32: (Vopc, "v_cmpx_gt_u32"), (Vopc, "v_cmpx_gt_u32");
+    /// Vector compare into EXEC, unsigned equal (GFX9 also writes the mask in its SGPR destination).
+    VCmpxEqU32: (Vopc, "v_cmpx_eq_u32"), (Vopc, "v_cmpx_eq_u32");
+    /// Vector compare into EXEC, unsigned not equal (GFX9 also writes the mask in its SGPR destination).
+    VCmpxNeU32: (Vopc, "v_cmpx_ne_u32"), (Vopc, "v_cmpx_ne_u32");
 
     /// Global load of one dword.
     GlobalLoadB32: (Global, "global_load_b32"), (Global, "global_load_dword");
     /// Global load of two dwords.
     GlobalLoadB64: (Global, "global_load_b64"), (Global, "global_load_dwordx2");
+    /// Global load of four dwords.
+    GlobalLoadB128: (Global, "global_load_b128"), (Global, "global_load_dwordx4");
     /// Global store of one dword.
     GlobalStoreB32: (Global, "global_store_b32"), (Global, "global_store_dword");
     /// Global store of two dwords.
     GlobalStoreB64: (Global, "global_store_b64"), (Global, "global_store_dwordx2");
+    /// Global store of four dwords.
+    GlobalStoreB128: (Global, "global_store_b128"), (Global, "global_store_dwordx4");
 }
 
 impl Opcode {

@@ -1,5 +1,6 @@
-//! Scheduling-related passes on MIR: s_waitcnt insertion from per-counter scoreboards, the
-//! software-resolved hazards of each generation (s_nop, s_waitcnt_depctr, s_delay_alu), and the
-//! pre-RA scheduler.
-//!
-//! Not yet built: it is the subject of the end-to-end issue.
+//! Scheduling-related passes on allocated MIR: [`waitcnt`] inserts `s_waitcnt` from
+//! per-counter scoreboards. Hazard resolution (s_nop, s_waitcnt_depctr, s_delay_alu) and the
+//! pre-RA scheduler come with the end-to-end issue.
+#![deny(missing_docs)]
+
+pub mod waitcnt;

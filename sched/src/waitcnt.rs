@@ -1,0 +1,248 @@
+//! Waitcnt insertion: `s_waitcnt` (and `s_waitcnt_vscnt` on GFX10+) computed from per-counter
+//! scoreboards, so a wave waits for a memory result only when it is about to read (or
+//! overwrite) a register that result will write, and only as far as needed.
+//!
+//! For each counter the state keeps, per 32-bit register, how many events of that counter were
+//! issued after the one that will write the register (its *distance*), or nothing when no
+//! result is pending. Waiting `vmcnt(n)` completes every event at distance `n` or more, since
+//! at most `n` may still be outstanding. Events that return in order (vector memory) need only
+//! their distance; scalar memory returns out of order, so a register pending on an SMEM load
+//! needs `lgkmcnt(0)`. A counter cannot hold more events than its field's maximum (the
+//! hardware stalls the issue instead), so an event that far back is complete. States merge at
+//! control-flow joins by keeping the nearest distance of each register, which is finite, so the
+//! iteration over loops reaches a fixpoint.
+
+use isa::asm::waitcnt_encode;
+use isa::mir::{Function, Inst, Operand};
+use isa::opcode::{Family, Format, Opcode};
+use isa::reg::{PhysReg, RegClass};
+
+/// The wait counters gcnc tracks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Counter {
+    /// Vector memory loads (and stores before GFX10).
+    Vm,
+    /// Scalar memory, LDS, GDS and messages.
+    Lgkm,
+    /// Vector memory stores (GFX10+).
+    Vs,
+}
+
+const COUNTERS: [Counter; 3] = [Counter::Vm, Counter::Lgkm, Counter::Vs];
+/// Registers tracked: SGPRs and specials (0-255) and VGPRs (256-511).
+const TRACKED: usize = 512;
+/// "Nothing pending" in the distance table.
+const NONE: u8 = u8::MAX;
+
+/// The largest count each counter's field can hold (isa's s_waitcnt layout; vscnt has the
+/// 6-bit field of s_waitcnt_vscnt's immediate use on GFX10+).
+fn counter_max(family: Family, c: Counter) -> u8 {
+    let (vm, _exp, lgkm) = isa::asm::waitcnt_max(family);
+    match c {
+        Counter::Vm => vm,
+        Counter::Lgkm => lgkm,
+        Counter::Vs => 63,
+    }
+}
+
+/// The scoreboard at one program point.
+#[derive(Clone, PartialEq, Eq)]
+struct State {
+    /// Distance per counter per register, or NONE.
+    dist: [Vec<u8>; 3],
+    /// Whether the pending lgkm result of a register comes from SMEM (out of order).
+    smem: Vec<bool>,
+}
+
+impl State {
+    fn new() -> State {
+        State { dist: [vec![NONE; TRACKED], vec![NONE; TRACKED], vec![NONE; TRACKED]], smem: vec![false; TRACKED] }
+    }
+
+    /// Keeps, for every register, the nearest pending distance of either state.
+    fn merge(&mut self, other: &State) {
+        for c in 0..3 {
+            for (a, &b) in self.dist[c].iter_mut().zip(&other.dist[c]) {
+                *a = (*a).min(b);
+            }
+        }
+        for (a, &b) in self.smem.iter_mut().zip(&other.smem) {
+            *a |= b;
+        }
+    }
+
+    /// Completes every event at distance `n` or more on counter `c`.
+    fn wait(&mut self, c: usize, n: u8) {
+        for (i, d) in self.dist[c].iter_mut().enumerate() {
+            if *d != NONE && *d >= n {
+                *d = NONE;
+                if c == 1 {
+                    self.smem[i] = false;
+                }
+            }
+        }
+    }
+}
+
+/// The counter an instruction's completion is tracked on, if it is a memory instruction.
+fn event_of(inst: &Inst, family: Family) -> Option<(Counter, bool)> {
+    match inst.opcode.format(family) {
+        Format::Smem => Some((Counter::Lgkm, true)),
+        Format::Global if inst.defs.is_empty() && family != Family::Gfx9 => Some((Counter::Vs, false)),
+        Format::Global => Some((Counter::Vm, false)),
+        _ => None,
+    }
+}
+
+/// The tracked 32-bit registers an operand or definition covers.
+fn regs(reg: Option<PhysReg>, rc: Option<RegClass>) -> impl Iterator<Item = usize> {
+    let (start, size) = match (reg, rc) {
+        (Some(r), Some(rc)) if (r.0 as usize) < TRACKED => (r.0 as usize, rc.size as usize),
+        _ => (0, 0),
+    };
+    (start..start + size).filter(|&r| r < TRACKED)
+}
+
+/// Counts of what the pass inserted.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct WaitStats {
+    /// `s_waitcnt` and `s_waitcnt_vscnt` instructions inserted.
+    pub waits: u32,
+}
+
+/// The waits an instruction needs before it issues, per counter (None: no wait).
+fn needed(state: &State, inst: &Inst) -> [Option<u8>; 3] {
+    let mut need = [None::<u8>; 3];
+    let touched = inst
+        .ops
+        .iter()
+        .flat_map(|op: &Operand| regs(op.reg, op.rc()))
+        .chain(inst.defs.iter().flat_map(|d| regs(d.reg, Some(d.rc))));
+    for r in touched {
+        for c in 0..3 {
+            let d = state.dist[c][r];
+            if d == NONE {
+                continue;
+            }
+            let n = if c == 1 && state.smem[r] { 0 } else { d };
+            need[c] = Some(need[c].map_or(n, |m: u8| m.min(n)));
+        }
+    }
+    need
+}
+
+/// Applies an instruction's effect on the scoreboard (after any wait before it).
+fn apply(state: &mut State, inst: &Inst, family: Family) {
+    if inst.opcode == Opcode::SWaitcnt {
+        let (vm, _exp, lgkm) = isa::asm::waitcnt_decode(family, inst.fields.imm);
+        if let Some(vm) = vm {
+            state.wait(0, vm);
+        }
+        if let Some(lgkm) = lgkm {
+            state.wait(1, lgkm);
+        }
+        return;
+    }
+    if inst.opcode == Opcode::SWaitcntVscnt {
+        state.wait(2, inst.fields.imm.min(u8::MAX as u16) as u8);
+        return;
+    }
+    let Some((counter, smem)) = event_of(inst, family) else { return };
+    let c = COUNTERS.iter().position(|&k| k == counter).expect("a tracked counter");
+    let max = counter_max(family, counter);
+    for d in state.dist[c].iter_mut() {
+        if *d != NONE {
+            // An event further back than the counter can count is complete.
+            *d = if *d >= max { NONE } else { *d + 1 };
+        }
+    }
+    for def in &inst.defs {
+        for r in regs(def.reg, Some(def.rc)) {
+            state.dist[c][r] = 0;
+            if c == 1 {
+                state.smem[r] = smem;
+            }
+        }
+    }
+}
+
+/// The wait instructions for `need`.
+fn wait_insts(need: [Option<u8>; 3], family: Family) -> Vec<Inst> {
+    let mut out = Vec::new();
+    if need[0].is_some() || need[1].is_some() {
+        let imm = waitcnt_encode(family, need[0], None, need[1]);
+        let mut inst = Inst::new(Opcode::SWaitcnt, &[], &[]);
+        inst.fields.imm = imm;
+        out.push(inst);
+    }
+    if let Some(n) = need[2] {
+        let mut inst = Inst::new(Opcode::SWaitcntVscnt, &[], &[Operand::phys(PhysReg::NULL, RegClass::S1)]);
+        inst.fields.imm = n as u16;
+        out.push(inst);
+    }
+    out
+}
+
+/// Inserts the waits `func` needs. Blocks are in linear order; their linear predecessors give
+/// the joins. Runs to a fixpoint over loops, then rewrites each block once.
+pub fn insert_waits(func: &mut Function) -> WaitStats {
+    let family = func.family;
+    let n = func.blocks.len();
+    let mut entry: Vec<Option<State>> = vec![None; n];
+    if n == 0 {
+        return WaitStats::default();
+    }
+    entry[0] = Some(State::new());
+    // Iterate the block-level transfer until the entry states stop changing.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n {
+            let Some(mut state) = entry[b].clone() else { continue };
+            for inst in &func.blocks[b].insts {
+                let need = needed(&state, inst);
+                for (c, n) in need.iter().enumerate() {
+                    if let Some(n) = *n {
+                        state.wait(c, n);
+                    }
+                }
+                apply(&mut state, inst, family);
+            }
+            for &s in &func.blocks[b].linear_succs {
+                let s = s as usize;
+                let merged = match &entry[s] {
+                    None => state.clone(),
+                    Some(old) => {
+                        let mut m = old.clone();
+                        m.merge(&state);
+                        m
+                    }
+                };
+                if entry[s].as_ref() != Some(&merged) {
+                    entry[s] = Some(merged);
+                    changed = true;
+                }
+            }
+        }
+    }
+    let mut stats = WaitStats::default();
+    for (b, block) in func.blocks.iter_mut().enumerate() {
+        let Some(mut state) = entry[b].clone() else { continue };
+        let mut out = Vec::with_capacity(block.insts.len());
+        for inst in block.insts.drain(..) {
+            let need = needed(&state, &inst);
+            for (c, n) in need.iter().enumerate() {
+                if let Some(n) = *n {
+                    state.wait(c, n);
+                }
+            }
+            let waits = wait_insts(need, family);
+            stats.waits += waits.len() as u32;
+            out.extend(waits);
+            apply(&mut state, &inst, family);
+            out.push(inst);
+        }
+        block.insts = out;
+    }
+    stats
+}

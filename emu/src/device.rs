@@ -1,0 +1,104 @@
+//! The device's global memory: buffers allocated through the API, sandboxed (no address ever
+//! points into the host).
+//!
+//! A buffer's device address is `(index + 1) << 32`, so the buffer of an address is its high
+//! dword and finding it is an index, not a search; an address in no buffer, or an access that
+//! runs past a buffer's end, is out of bounds. The dispatch also places its own data here (the
+//! kernarg segment, the dispatch packet) and frees it afterwards.
+
+/// The memory of the emulated device.
+#[derive(Clone, Debug, Default)]
+pub struct Device {
+    buffers: Vec<Option<Vec<u8>>>,
+}
+
+/// Why an access to global memory failed, before the fault site is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Oob {
+    /// What the address was checked against.
+    pub(crate) detail: String,
+}
+
+impl Device {
+    /// An empty device.
+    pub fn new() -> Device {
+        Device::default()
+    }
+
+    /// Allocates a buffer holding `bytes` and returns its device address.
+    pub fn alloc(&mut self, bytes: Vec<u8>) -> u64 {
+        self.buffers.push(Some(bytes));
+        (self.buffers.len() as u64) << 32
+    }
+
+    /// The contents of the buffer that starts at `addr` (as returned by [`Device::alloc`]).
+    pub fn buffer(&self, addr: u64) -> Option<&[u8]> {
+        let (index, offset) = split(addr)?;
+        if offset != 0 {
+            return None;
+        }
+        self.buffers.get(index)?.as_deref()
+    }
+
+    /// Releases the buffer at `addr`; later accesses to it are out of bounds.
+    pub(crate) fn free(&mut self, addr: u64) {
+        if let Some((index, 0)) = split(addr) {
+            if let Some(slot) = self.buffers.get_mut(index) {
+                *slot = None;
+            }
+        }
+    }
+
+    fn locate(&self, addr: u64, len: u32) -> Result<(usize, usize), Oob> {
+        let none = || Oob { detail: ": it is in no buffer".into() };
+        let (index, offset) = split(addr).ok_or_else(none)?;
+        let buf = self.buffers.get(index).and_then(Option::as_ref).ok_or_else(none)?;
+        if offset as u64 + len as u64 > buf.len() as u64 {
+            return Err(Oob { detail: format!(": the buffer at {:#x} has {} bytes", addr & !0xffff_ffff, buf.len()) });
+        }
+        Ok((index, offset as usize))
+    }
+
+    /// The `len` bytes at `addr`.
+    pub(crate) fn read(&self, addr: u64, len: u32) -> Result<&[u8], Oob> {
+        let (index, offset) = self.locate(addr, len)?;
+        let buf = self.buffers[index].as_ref().expect("located buffers exist");
+        Ok(&buf[offset..offset + len as usize])
+    }
+
+    /// Writes `bytes` at `addr`.
+    pub(crate) fn write(&mut self, addr: u64, bytes: &[u8]) -> Result<(), Oob> {
+        let (index, offset) = self.locate(addr, bytes.len() as u32)?;
+        let buf = self.buffers[index].as_mut().expect("located buffers exist");
+        buf[offset..offset + bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    }
+}
+
+fn split(addr: u64) -> Option<(usize, u32)> {
+    let hi = addr >> 32;
+    (hi != 0).then(|| ((hi - 1) as usize, addr as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_sandboxed() {
+        let mut dev = Device::new();
+        let a = dev.alloc(vec![1, 2, 3, 4]);
+        let b = dev.alloc(vec![0; 8]);
+        assert_eq!(dev.buffer(a), Some(&[1, 2, 3, 4][..]));
+        assert_eq!(dev.read(a + 1, 2).unwrap(), &[2, 3]);
+        assert!(dev.read(a + 2, 4).is_err());
+        assert!(dev.read(0x1234, 4).is_err());
+        dev.write(b + 4, &[9, 9, 9, 9]).unwrap();
+        assert_eq!(dev.buffer(b).unwrap()[4..], [9, 9, 9, 9]);
+        assert!(dev.write(b + 6, &[0; 4]).is_err());
+        assert_eq!(dev.buffer(b + 4), None);
+        dev.free(b);
+        assert!(dev.read(b, 1).is_err());
+        assert_eq!(dev.buffer(b), None);
+    }
+}

@@ -1,0 +1,343 @@
+//! Dispatch: the grid is cut into work-groups (the last one of a dimension may be partial) and
+//! each group into waves by the flattened local ID within the group's actual size; up to
+//! `max_resident_groups` groups are resident at once, later ones start as earlier ones finish.
+//!
+//! All waves of all resident groups are interleaved: with seed 0, one instruction per wave per
+//! turn in a fixed round-robin order; with another seed, each turn visits the waves in a
+//! shuffled order and runs each for a short random burst, so that code whose correctness
+//! depends on one interleaving can be caught by another. A wave that reaches `s_barrier` waits
+//! until every wave of its group still running has reached it (a finished wave no longer
+//! counts, as on the hardware). A run that executes more wave-instructions than the step limit
+//! is reported as a livelock.
+
+use crate::device::Device;
+use crate::error::{EmuError, FaultSite, LaunchError};
+use crate::exec::{step, ExecCtx, Flow};
+use crate::program::{inst_text, Kernel, Program};
+use crate::setup::{dispatch_packet, kernarg_segment, needs_dispatch_packet, WaveSetup};
+use crate::wave::{Wave, WaveState};
+use crate::FaultKind;
+
+/// The shape of a dispatch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Work-items in each dimension (HSA's grid size; need not be a multiple of the work-group
+    /// size: the last work-group of a dimension is then partial).
+    pub grid: [u32; 3],
+    /// The work-group size in each dimension.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory (LDS) per work-group, after the kernel's static LDS.
+    pub dyn_shared_bytes: u32,
+}
+
+impl Launch {
+    /// A 1-D launch of `grid` work-items in work-groups of `block`.
+    pub fn linear(grid: u32, block: u32) -> Launch {
+        Launch { grid: [grid, 1, 1], block: [block, 1, 1], dyn_shared_bytes: 0 }
+    }
+
+    /// The number of work-groups in each dimension (the last one may be partial).
+    pub fn num_groups(&self) -> [u32; 3] {
+        [0, 1, 2].map(|d| self.grid[d].div_ceil(self.block[d].max(1)))
+    }
+}
+
+/// The bytes of one explicit kernel argument, as the kernarg segment holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgValue {
+    /// Little-endian bytes, exactly the argument's `.size`.
+    pub bytes: Vec<u8>,
+}
+
+impl ArgValue {
+    /// A 32-bit integer.
+    pub fn u32(v: u32) -> ArgValue {
+        ArgValue { bytes: v.to_le_bytes().to_vec() }
+    }
+
+    /// A signed 32-bit integer.
+    pub fn i32(v: i32) -> ArgValue {
+        ArgValue::u32(v as u32)
+    }
+
+    /// A 64-bit integer.
+    pub fn u64(v: u64) -> ArgValue {
+        ArgValue { bytes: v.to_le_bytes().to_vec() }
+    }
+
+    /// An f32.
+    pub fn f32(v: f32) -> ArgValue {
+        ArgValue::u32(v.to_bits())
+    }
+
+    /// A device address (from [`Device::alloc`]).
+    pub fn ptr(addr: u64) -> ArgValue {
+        ArgValue::u64(addr)
+    }
+}
+
+/// How to run a dispatch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The wave size to run with; None takes the kernel descriptor's (ENABLE_WAVEFRONT_SIZE32),
+    /// and any other value must agree with it.
+    pub wave_size: Option<u32>,
+    /// The most wave-instructions the run may execute before it is reported as a livelock.
+    pub step_limit: u64,
+    /// 0: fixed round-robin interleaving; otherwise the seed of a varied interleaving.
+    pub seed: u64,
+    /// How many work-groups are resident (interleaved) at once.
+    pub max_resident_groups: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { wave_size: None, step_limit: 100_000_000, seed: 0, max_resident_groups: 16 }
+    }
+}
+
+/// What a dispatch did.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Wave-instructions executed (one per instruction per wave, whatever its EXEC).
+    pub wave_instructions: u64,
+    /// Lane-operations of vector ALU instructions (their active lanes, summed).
+    pub lane_operations: u64,
+    /// Waves that ran.
+    pub waves: u64,
+    /// Work-groups that ran.
+    pub workgroups: u64,
+}
+
+/// Largest work-group, in work-items.
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+/// Largest LDS allocation of a work-group, in bytes (64 KiB on gfx942 and gfx1100).
+pub const MAX_SHARED_BYTES: u32 = 65536;
+
+struct Group {
+    id: [u32; 3],
+    waves: Vec<Wave>,
+    /// The work-group's LDS (static then dynamic), zero-filled.
+    #[allow(dead_code)] // read by the DS instructions, which come next
+    lds: Vec<u8>,
+}
+
+/// A small deterministic generator (splitmix64) for the varied interleavings.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Runs `kernel` of `program` over the grid of `launch` with `args` (one per explicit
+/// argument, in order), reading and writing `device`'s memory in place.
+pub fn dispatch(
+    device: &mut Device,
+    program: &Program,
+    kernel: &str,
+    launch: &Launch,
+    args: &[ArgValue],
+    options: &Options,
+) -> Result<Stats, EmuError> {
+    let k = program.kernel(kernel).ok_or_else(|| LaunchError::NoSuchKernel {
+        name: kernel.to_string(),
+        known: program.kernels().iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
+    })?;
+    check_launch(k, launch, options)?;
+    let kernarg_bytes = kernarg_segment(k, launch, args)?;
+    let kernarg = device.alloc(kernarg_bytes.clone());
+    let packet = needs_dispatch_packet(k, program.processor())
+        .then(|| device.alloc(dispatch_packet(launch, k.descriptor(), kernarg)));
+    let result = WaveSetup::new(k, program.processor(), kernarg, &kernarg_bytes, packet)
+        .map_err(EmuError::from)
+        .and_then(|setup| Machine::new(program, k, launch, options, &setup).run(device));
+    device.free(kernarg);
+    if let Some(p) = packet {
+        device.free(p);
+    }
+    result
+}
+
+fn check_launch(k: &Kernel, launch: &Launch, options: &Options) -> Result<(), LaunchError> {
+    if let Some(asked) = options.wave_size {
+        if asked != k.wave_size() {
+            return Err(LaunchError::WaveSize { kernel: k.name().to_string(), compiled: k.wave_size(), asked });
+        }
+    }
+    for (what, dims) in [("grid", launch.grid), ("workgroup", launch.block)] {
+        if dims.contains(&0) {
+            return Err(LaunchError::ZeroSize { what, dims });
+        }
+    }
+    let size = launch.block.iter().map(|&d| d as u64).product::<u64>();
+    let limit = k.metadata().map_or(MAX_WORKGROUP_SIZE, |m| m.max_flat_workgroup_size).min(MAX_WORKGROUP_SIZE);
+    if size > limit as u64 {
+        return Err(LaunchError::WorkgroupTooLarge { size, limit });
+    }
+    let bytes = k.descriptor().group_segment_fixed_size as u64 + launch.dyn_shared_bytes as u64;
+    if bytes > MAX_SHARED_BYTES as u64 {
+        return Err(LaunchError::SharedTooLarge { kernel: k.name().to_string(), bytes, limit: MAX_SHARED_BYTES });
+    }
+    Ok(())
+}
+
+struct Machine<'a> {
+    program: &'a Program,
+    kernel: &'a Kernel,
+    launch: &'a Launch,
+    options: &'a Options,
+    setup: &'a WaveSetup,
+    tgsplit: bool,
+    groups: Vec<Group>,
+    stats: Stats,
+    rng: Rng,
+}
+
+impl<'a> Machine<'a> {
+    fn new(
+        program: &'a Program,
+        kernel: &'a Kernel,
+        launch: &'a Launch,
+        options: &'a Options,
+        setup: &'a WaveSetup,
+    ) -> Machine<'a> {
+        Machine {
+            program,
+            kernel,
+            launch,
+            options,
+            setup,
+            tgsplit: kernel.descriptor().rsrc3.tg_split,
+            groups: Vec::new(),
+            stats: Stats::default(),
+            rng: Rng(options.seed),
+        }
+    }
+
+    fn start_group(&self, id: [u32; 3]) -> Group {
+        let (grid, block) = (self.launch.grid, self.launch.block);
+        let size: [u32; 3] = [0, 1, 2].map(|d| block[d].min(grid[d] - id[d] * block[d]));
+        let count = size.iter().product::<u32>();
+        let ws = self.setup.wave_size();
+        let waves = count.div_ceil(ws);
+        let local = |flat: u32| [flat % size[0], flat / size[0] % size[1], flat / (size[0] * size[1])];
+        let waves = (0..waves)
+            .map(|w| {
+                let ids: Vec<[u32; 3]> = (w * ws..((w + 1) * ws).min(count)).map(local).collect();
+                self.setup.wave(id, w, waves, &ids)
+            })
+            .collect();
+        let lds = self.kernel.descriptor().group_segment_fixed_size + self.launch.dyn_shared_bytes;
+        Group { id, waves, lds: vec![0; lds as usize] }
+    }
+
+    fn run(mut self, device: &mut Device) -> Result<Stats, EmuError> {
+        let counts = self.launch.num_groups();
+        let total = counts.iter().map(|&c| c as u64).product::<u64>();
+        let mut next = 0u64;
+        let mut order = Vec::new();
+        loop {
+            while self.groups.len() < self.options.max_resident_groups.max(1) as usize && next < total {
+                let id = [
+                    (next % counts[0] as u64) as u32,
+                    (next / counts[0] as u64 % counts[1] as u64) as u32,
+                    (next / (counts[0] as u64 * counts[1] as u64)) as u32,
+                ];
+                let group = self.start_group(id);
+                self.stats.waves += group.waves.len() as u64;
+                self.stats.workgroups += 1;
+                self.groups.push(group);
+                next += 1;
+            }
+            if self.groups.is_empty() {
+                return Ok(self.stats);
+            }
+            order.clear();
+            for (g, group) in self.groups.iter().enumerate() {
+                order.extend((0..group.waves.len()).map(|w| (g, w)));
+            }
+            if self.options.seed != 0 {
+                for i in (1..order.len()).rev() {
+                    let j = self.rng.below(i + 1);
+                    order.swap(i, j);
+                }
+            }
+            for &(g, w) in &order {
+                let burst = if self.options.seed == 0 { 1 } else { 1 + self.rng.below(4) };
+                for _ in 0..burst {
+                    if self.groups[g].waves[w].state != WaveState::Running {
+                        break;
+                    }
+                    self.step_wave(device, g, w)?;
+                }
+            }
+            for group in &mut self.groups {
+                let live = group.waves.iter().filter(|w| w.state != WaveState::Done);
+                let mut live = live.peekable();
+                if live.peek().is_some() && live.all(|w| w.state == WaveState::AtBarrier) {
+                    for w in &mut group.waves {
+                        if w.state == WaveState::AtBarrier {
+                            w.state = WaveState::Running;
+                        }
+                    }
+                }
+            }
+            self.groups.retain(|g| g.waves.iter().any(|w| w.state != WaveState::Done));
+        }
+    }
+
+    fn step_wave(&mut self, device: &mut Device, g: usize, w: usize) -> Result<(), EmuError> {
+        if self.stats.wave_instructions >= self.options.step_limit {
+            return Err(EmuError::StepLimit { limit: self.options.step_limit, detail: self.describe() });
+        }
+        self.stats.wave_instructions += 1;
+        let (kernel, program) = (self.kernel, self.program);
+        let group_id = self.groups[g].id;
+        let wave = &mut self.groups[g].waves[w];
+        let code = &kernel.code;
+        let pc = wave.pc;
+        let fault = |kind: FaultKind, inst: String| EmuError::Fault {
+            site: Box::new(FaultSite { kernel: kernel.name().to_string(), pc, inst, group: group_id, wave: w as u32 }),
+            kind,
+        };
+        let d = code.at(pc).ok_or_else(|| fault(FaultKind::BadPc { pc }, String::from("?")))?;
+        let mut cx = ExecCtx {
+            proc: program.processor(),
+            family: program.family,
+            code,
+            device,
+            tgsplit: self.tgsplit,
+            lane_ops: &mut self.stats.lane_operations,
+        };
+        match step(wave, d, &mut cx) {
+            Ok(Flow::Next | Flow::Jump(_)) => {}
+            Ok(Flow::Barrier) => wave.state = WaveState::AtBarrier,
+            Ok(Flow::End) => wave.state = WaveState::Done,
+            Err(kind) => return Err(fault(kind, inst_text(&d.inst, program.family, kernel.wave_size()))),
+        }
+        Ok(())
+    }
+
+    /// What the waves are doing, for the step-limit report.
+    fn describe(&self) -> String {
+        let waves = self.groups.iter().flat_map(|g| &g.waves);
+        let at_barrier = waves.clone().filter(|w| w.state == WaveState::AtBarrier).count();
+        let running: Vec<String> =
+            waves.filter(|w| w.state == WaveState::Running).take(4).map(|w| format!("{:#x}", w.pc)).collect();
+        format!(
+            "{} groups resident, {at_barrier} waves at a barrier, running at pc {}",
+            self.groups.len(),
+            running.join(", ")
+        )
+    }
+}

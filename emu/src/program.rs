@@ -1,0 +1,210 @@
+//! Loading: a code object (ET_DYN or ET_REL, anyone's) read by runtime-abi, each kernel's code
+//! decoded up front into [`Decoded`] instructions indexed by PC, so that an undecodable word is
+//! an error at load time naming the kernel and the offset, and a jump into the middle of an
+//! instruction is caught at run time.
+
+use crate::error::LoadError;
+use crate::ops::{classify, Op};
+use isa::mir::Inst;
+use isa::opcode::Family;
+use isa::processor::Processor;
+use runtime_abi::descriptor::KernelDescriptor;
+use runtime_abi::initial_state::InitialState;
+use runtime_abi::metadata::{Arg, Kernel as MetaKernel, ValueKind};
+
+/// One decoded instruction.
+#[derive(Clone, Debug)]
+pub(crate) struct Decoded {
+    /// Byte offset from the kernel's entry.
+    pub(crate) pc: u32,
+    /// Size in bytes.
+    pub(crate) size: u32,
+    /// The instruction, with physical registers and constants as operands.
+    pub(crate) inst: Inst,
+    /// What it does, when the emulator implements it.
+    pub(crate) op: Option<Op>,
+}
+
+/// A kernel's decoded code.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Code {
+    insts: Vec<Decoded>,
+    /// For each dword of the code, the index of the instruction that starts there, or
+    /// `u32::MAX`.
+    by_dword: Vec<u32>,
+}
+
+impl Code {
+    /// Decodes `bytes` (a kernel's code from its entry) for `family` and `wave_size`.
+    pub(crate) fn decode(kernel: &str, bytes: &[u8], family: Family, wave_size: u32) -> Result<Code, LoadError> {
+        let mut insts = Vec::new();
+        let mut pc = 0usize;
+        while pc < bytes.len() {
+            let (inst, size) = isa::decode::decode(&bytes[pc..], family, wave_size).map_err(|e| LoadError::Decode {
+                kernel: kernel.to_string(),
+                offset: pc as u32,
+                detail: e.to_string(),
+            })?;
+            if size == 0 || pc + size > bytes.len() {
+                return Err(LoadError::Truncated { kernel: kernel.to_string(), offset: pc as u32 });
+            }
+            insts.push((inst, size as u32));
+            pc += size;
+        }
+        Ok(Code::from_insts(insts))
+    }
+
+    /// Code from instructions with their sizes, laid out from offset 0.
+    pub(crate) fn from_insts(list: Vec<(Inst, u32)>) -> Code {
+        let mut code = Code::default();
+        let mut pc = 0u32;
+        for (inst, size) in list {
+            let op = classify(inst.opcode);
+            code.by_dword.resize((pc / 4) as usize, u32::MAX);
+            code.by_dword.push(code.insts.len() as u32);
+            code.insts.push(Decoded { pc, size, inst, op });
+            pc += size;
+        }
+        code.by_dword.resize(pc.div_ceil(4) as usize, u32::MAX);
+        code
+    }
+
+    /// The instruction that starts at `pc`.
+    pub(crate) fn at(&self, pc: u32) -> Option<&Decoded> {
+        if !pc.is_multiple_of(4) {
+            return None;
+        }
+        let index = *self.by_dword.get((pc / 4) as usize)?;
+        self.insts.get(index as usize)
+    }
+
+    /// The instructions, in address order.
+    pub(crate) fn insts(&self) -> &[Decoded] {
+        &self.insts
+    }
+}
+
+/// A kernel of a loaded program.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    name: String,
+    descriptor: KernelDescriptor,
+    metadata: Option<MetaKernel>,
+    wave_size: u32,
+    pub(crate) code: Code,
+}
+
+impl Kernel {
+    /// A kernel from its parts, decoding `code` (its bytes from the entry) for `proc`.
+    pub(crate) fn new(
+        name: &str,
+        descriptor: KernelDescriptor,
+        metadata: Option<MetaKernel>,
+        code: &[u8],
+        proc: &'static Processor,
+    ) -> Result<Kernel, LoadError> {
+        let family = family_of(proc)?;
+        let wave_size = InitialState::from_descriptor(&descriptor, proc).wave_size;
+        let code = Code::decode(name, code, family, wave_size)?;
+        Ok(Kernel { name: name.to_string(), descriptor, metadata, wave_size, code })
+    }
+
+    /// The kernel's name (the metadata's `.name`, or the symbol without `.kd`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Lanes per wave, from the descriptor's ENABLE_WAVEFRONT_SIZE32.
+    pub fn wave_size(&self) -> u32 {
+        self.wave_size
+    }
+
+    /// The kernel descriptor.
+    pub fn descriptor(&self) -> &KernelDescriptor {
+        &self.descriptor
+    }
+
+    /// The kernel's metadata map, when the object has one.
+    pub fn metadata(&self) -> Option<&MetaKernel> {
+        self.metadata.as_ref()
+    }
+
+    /// The explicit arguments (those a caller passes), in order.
+    pub fn explicit_args(&self) -> Vec<&Arg> {
+        let args = self.metadata.as_ref().and_then(|m| m.args.as_ref());
+        args.map(|a| a.iter().filter(|arg| !is_hidden(&arg.value_kind)).collect()).unwrap_or_default()
+    }
+
+    /// The kernel's code size in bytes.
+    pub fn code_size(&self) -> u32 {
+        self.code.insts().last().map_or(0, |d| d.pc + d.size)
+    }
+
+    /// Each instruction's offset from the entry and its text, in address order.
+    pub fn disassemble(&self, program: &Program) -> Vec<(u32, String)> {
+        self.code.insts().iter().map(|d| (d.pc, inst_text(&d.inst, program.family, self.wave_size))).collect()
+    }
+}
+
+/// Whether a metadata argument kind is a hidden (runtime-filled) one.
+pub(crate) fn is_hidden(kind: &ValueKind) -> bool {
+    kind.as_str().starts_with("hidden_")
+}
+
+/// The text of an instruction in LLVM's syntax, for error messages and listings.
+pub(crate) fn inst_text(inst: &Inst, family: Family, wave_size: u32) -> String {
+    isa::asm::print_inst(inst, family, wave_size)
+}
+
+fn family_of(proc: &'static Processor) -> Result<Family, LoadError> {
+    match (Family::of(proc.generation), proc.name) {
+        (Some(family), "gfx1100" | "gfx942") => Ok(family),
+        _ => Err(LoadError::Processor(proc.name.to_string())),
+    }
+}
+
+/// A loaded code object: its processor and its kernels, decoded.
+#[derive(Clone, Debug)]
+pub struct Program {
+    proc: &'static Processor,
+    pub(crate) family: Family,
+    kernels: Vec<Kernel>,
+}
+
+impl Program {
+    /// A program of `kernels` for `proc`.
+    pub(crate) fn new(proc: &'static Processor, kernels: Vec<Kernel>) -> Result<Program, LoadError> {
+        Ok(Program { proc, family: family_of(proc)?, kernels })
+    }
+
+    /// The processor the code is for.
+    pub fn processor(&self) -> &'static Processor {
+        self.proc
+    }
+
+    /// The kernel named `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Every kernel, in the object's order.
+    pub fn kernels(&self) -> &[Kernel] {
+        &self.kernels
+    }
+}
+
+/// Reads a code object with runtime-abi's reader and decodes its kernels.
+pub(crate) fn load(bytes: &[u8]) -> Result<Program, LoadError> {
+    let object = runtime_abi::read::read(bytes).map_err(|e| LoadError::Read(e.to_string()))?;
+    let target = object.target.ok_or_else(|| LoadError::Processor(format!("e_flags {:#x}", object.e_flags)))?;
+    let proc = target.processor;
+    let kernels = object
+        .kernels
+        .into_iter()
+        .map(|k| {
+            let name = k.metadata.as_ref().map_or(k.name.clone(), |m| m.name.clone());
+            Kernel::new(&name, k.descriptor, k.metadata, &k.code, proc)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Program::new(proc, kernels)
+}

@@ -1,0 +1,358 @@
+//! The checker, one rule at a time, on small hand-written kernels (assembled by clang-19 and
+//! linked by ld.lld-19): each missing wait, write-after-write, hazard, bad access and bad
+//! program is reported with where and what, and each thing the hardware guarantees is not.
+//!
+//! Every kernel gets the kernarg pointer in s[0:1] and two buffer arguments, `in` at kernarg 0
+//! and `out` at kernarg 8; bodies usually start by loading both into s[4:7].
+
+mod common;
+
+use common::{assemble, bytes_to_words, words_to_bytes};
+use emu::{dispatch, load, ArgValue, Counter, Device, EmuError, FaultKind, Launch, Options, Program};
+
+/// The kernel `k` around `body`, for `cpu` (gfx1100 wave32 unless `wave64`, or gfx942).
+fn kernel(cpu: &str, wave64: bool, body: &str) -> Program {
+    let gfx11 = cpu.starts_with("gfx11");
+    let wave = if gfx11 && !wave64 { 32 } else { 64 };
+    let target_directives = if gfx11 {
+        format!(".amdhsa_wavefront_size32 {}", (wave == 32) as u32)
+    } else {
+        String::from(".amdhsa_accum_offset 16")
+    };
+    let source = format!(
+        r#"
+  .amdgcn_target "amdgcn-amd-amdhsa--{cpu}"
+  .text
+  .globl k
+  .p2align 8
+  .type k,@function
+k:
+{body}
+  s_endpgm
+.Lend:
+  .size k, .Lend-k
+  .rodata
+  .p2align 6
+  .amdhsa_kernel k
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_system_sgpr_workgroup_id_x 1
+    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_sgpr 16
+    .amdhsa_kernarg_size 16
+    {target_directives}
+  .end_amdhsa_kernel
+  .amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--{cpu}
+amdhsa.kernels:
+  - .name: k
+    .symbol: k.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: {wave}
+    .sgpr_count: 16
+    .vgpr_count: 16
+    .max_flat_workgroup_size: 256
+    .args:
+      - {{ .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
+      - {{ .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }}
+...
+  .end_amdgpu_metadata
+"#
+    );
+    let name = format!("check{:016x}", hash(&source));
+    load(&assemble(&name, cpu, wave64, &source)).unwrap_or_else(|e| panic!("{e}\n{body}"))
+}
+
+fn hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// Loads `in` and `out` into s[4:5] and s[6:7] (GFX11 syntax), and a byte offset 4 * lane in v1.
+const PROLOGUE_GFX11: &str = "
+  s_load_b128 s[4:7], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v1, 2, v0";
+
+/// The same in GFX9 syntax.
+const PROLOGUE_GFX9: &str = "
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v1, 2, v0";
+
+/// Runs `program` on `items` work-items in one group, with `in` = 0, 1, 2... and `out`
+/// zero-filled (`out_words` words); returns `out` or the error.
+fn run(program: &Program, items: u32, out_words: usize) -> Result<Vec<u32>, EmuError> {
+    let mut dev = Device::new();
+    let input = dev.alloc(words_to_bytes(&(0..256).collect::<Vec<u32>>()));
+    let out = dev.alloc(vec![0; out_words * 4]);
+    let options = Options { step_limit: 10_000, ..Options::default() };
+    dispatch(
+        &mut dev,
+        program,
+        "k",
+        &Launch::linear(items, items),
+        &[ArgValue::ptr(input), ArgValue::ptr(out)],
+        &options,
+    )?;
+    Ok(bytes_to_words(dev.buffer(out).unwrap()))
+}
+
+/// The fault and its PC.
+fn fault(result: Result<Vec<u32>, EmuError>) -> (FaultKind, u32, String) {
+    match result {
+        Err(EmuError::Fault { site, kind }) => (kind, site.pc, site.inst),
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn reading_a_register_of_a_load_in_flight_names_the_pc_register_and_counter() {
+    let p = kernel(
+        "gfx1100",
+        false,
+        &format!("{PROLOGUE_GFX11}\n  global_load_b32 v2, v1, s[4:5]\n  v_add_nc_u32 v3, v2, 1"),
+    );
+    let (kind, pc, inst) = fault(run(&p, 32, 32));
+    assert_eq!(inst, "v_add_nc_u32_e64 v3, v2, 1");
+    assert_eq!(pc, 0x18);
+    assert_eq!(kind, FaultKind::InFlightRead { reg: "v2".into(), counter: Counter::Vm, issued_pc: 0x10 });
+    let msg = EmuError::Fault {
+        site: Box::new(emu::FaultSite { kernel: "k".into(), pc, inst, group: [0; 3], wave: 0 }),
+        kind,
+    }
+    .to_string();
+    assert!(msg.contains("pc 0x18") && msg.contains("v2") && msg.contains("vmcnt"), "{msg}");
+}
+
+#[test]
+fn overwriting_the_destination_of_a_load_in_flight_is_reported() {
+    let p = kernel("gfx1100", false, &format!("{PROLOGUE_GFX11}\n  global_load_b32 v2, v1, s[4:5]\n  v_mov_b32 v2, 0"));
+    let (kind, ..) = fault(run(&p, 32, 32));
+    assert!(matches!(kind, FaultKind::InFlightWrite { ref reg, counter: Counter::Vm, .. } if reg == "v2"), "{kind:?}");
+}
+
+#[test]
+fn scalar_loads_may_return_out_of_order() {
+    let body = "
+  s_load_b32 s8, s[0:1], 0x0
+  s_load_b32 s9, s[0:1], 0x4
+  s_waitcnt lgkmcnt(1)
+  s_mov_b32 s10, s8";
+    let (kind, ..) = fault(run(&kernel("gfx1100", false, body), 32, 32));
+    assert!(matches!(kind, FaultKind::InFlightRead { ref reg, counter: Counter::Lgkm, .. } if reg == "s8"), "{kind:?}");
+    let body = body.replace("lgkmcnt(1)", "lgkmcnt(0)");
+    run(&kernel("gfx1100", false, &body), 32, 32).unwrap();
+}
+
+#[test]
+fn vector_loads_return_in_order() {
+    for (cpu, prologue, load, store) in [
+        ("gfx1100", PROLOGUE_GFX11, "global_load_b32", "global_store_b32"),
+        ("gfx942", PROLOGUE_GFX9, "global_load_dword", "global_store_dword"),
+    ] {
+        let body = format!(
+            "{prologue}
+  {load} v2, v1, s[4:5]
+  {load} v3, v1, s[4:5] offset:4
+  s_waitcnt vmcnt(1)
+  v_add_nc_u32 v4, 100, v2
+  {store} v1, v4, s[6:7]"
+        )
+        .replace("v_add_nc_u32", if cpu == "gfx942" { "v_add_u32" } else { "v_add_nc_u32" });
+        let wave = if cpu == "gfx942" { 64 } else { 32 };
+        let out = run(&kernel(cpu, false, &body), wave, wave as usize).unwrap();
+        assert_eq!(out, (100..100 + wave).collect::<Vec<_>>(), "{cpu}");
+        let body = body.replace("100, v2", "100, v3");
+        let (kind, ..) = fault(run(&kernel(cpu, false, &body), wave, wave as usize));
+        assert!(
+            matches!(kind, FaultKind::InFlightRead { ref reg, counter: Counter::Vm, .. } if reg == "v3"),
+            "{kind:?}"
+        );
+    }
+}
+
+#[test]
+fn a_wave_sees_its_own_store_and_may_reuse_store_data_at_once_on_gfx11() {
+    let body = format!(
+        "{PROLOGUE_GFX11}
+  v_mov_b32 v2, 42
+  global_store_b32 v1, v2, s[6:7]
+  v_mov_b32 v2, 7
+  global_load_b32 v3, v1, s[6:7]
+  s_waitcnt vmcnt(0)
+  v_add_nc_u32 v3, v3, v2
+  global_store_b32 v1, v3, s[6:7] offset:128"
+    );
+    let out = run(&kernel("gfx1100", false, &body), 32, 64).unwrap();
+    assert_eq!(out[..32], [42; 32]);
+    assert_eq!(out[32..], [49; 32]);
+}
+
+/// A gfx942 kernel that stores 4 dwords per lane from v[2:5], then writes v3 after `between`.
+fn wide_store_gfx942(between: &str, store: &str) -> Program {
+    let body = format!(
+        "{PROLOGUE_GFX9}
+  v_lshlrev_b32 v1, 4, v0
+  v_mov_b32 v2, 1
+  v_mov_b32 v3, 2
+  v_mov_b32 v4, 3
+  v_mov_b32 v5, 4
+  {store}
+  {between}
+  v_mov_b32 v3, 0"
+    );
+    kernel("gfx942", false, &body)
+}
+
+#[test]
+fn gfx942_valu_writing_wide_store_data_needs_two_wait_states() {
+    let x4 = "global_store_dwordx4 v1, v[2:5], s[6:7]";
+    let (kind, pc, inst) = fault(run(&wide_store_gfx942("", x4), 64, 256));
+    assert_eq!(inst, "v_mov_b32_e32 v3, 0");
+    assert!(
+        matches!(kind, FaultKind::Hazard { ref what } if what.contains("v3") && what.contains("2 are needed")),
+        "{kind:?} at {pc:#x}"
+    );
+    fault(run(&wide_store_gfx942("s_nop 0", x4), 64, 256));
+    let out = run(&wide_store_gfx942("s_nop 1", x4), 64, 256).unwrap();
+    assert_eq!(out[..8], [1, 2, 3, 4, 1, 2, 3, 4]);
+    run(&wide_store_gfx942("", "global_store_dwordx2 v1, v[2:3], s[6:7]"), 64, 256).unwrap();
+}
+
+#[test]
+fn gfx11_has_no_store_data_hazard() {
+    let body = format!(
+        "{PROLOGUE_GFX11}
+  v_lshlrev_b32 v1, 4, v0
+  v_mov_b32 v2, 1
+  v_mov_b32 v3, 2
+  v_mov_b32 v4, 3
+  v_mov_b32 v5, 4
+  global_store_b128 v1, v[2:5], s[6:7]
+  v_mov_b32 v3, 0"
+    );
+    let out = run(&kernel("gfx1100", true, &body), 64, 256).unwrap();
+    assert_eq!(out[..4], [1, 2, 3, 4]);
+}
+
+#[test]
+fn out_of_bounds_access_names_the_lane_and_address() {
+    let body = format!("{PROLOGUE_GFX11}\n  v_mov_b32 v2, 1\n  global_store_b32 v1, v2, s[6:7]");
+    let mut dev = Device::new();
+    let input = dev.alloc(vec![0; 4]);
+    let out = dev.alloc(vec![0; 16]);
+    let p = kernel("gfx1100", false, &body);
+    let err = dispatch(
+        &mut dev,
+        &p,
+        "k",
+        &Launch::linear(32, 32),
+        &[ArgValue::ptr(input), ArgValue::ptr(out)],
+        &Options::default(),
+    )
+    .unwrap_err();
+    let EmuError::Fault { kind: FaultKind::OutOfBounds { lane, addr, len, .. }, site } = err else { panic!("{err}") };
+    assert_eq!((lane, addr, len, site.wave), (4, out + 16, 4, 0));
+    assert_eq!(dev.buffer(out).unwrap(), [0; 16], "a faulting store writes no lane");
+}
+
+#[test]
+fn a_livelock_hits_the_step_limit() {
+    let (kind, ..) = match run(&kernel("gfx1100", false, ".Lloop:\n  s_branch .Lloop"), 32, 1) {
+        Err(EmuError::StepLimit { limit, detail }) => (limit, 0, detail),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(kind, 10_000);
+}
+
+#[test]
+fn barriers_hold_every_wave_of_the_group() {
+    // Wave 0 stores, every wave passes the barrier, then every lane reads what wave 0 stored
+    // (a wave's own store is visible; another wave's is after the barrier and vscnt(0)).
+    let body = format!(
+        "{PROLOGUE_GFX11}
+  v_cmp_gt_u32 vcc_lo, 32, v0
+  s_and_saveexec_b32 s8, vcc_lo
+  v_mov_b32 v2, 5
+  global_store_b32 v1, v2, s[6:7]
+  s_or_b32 exec_lo, exec_lo, s8
+  s_waitcnt_vscnt null, 0x0
+  s_barrier
+  v_and_b32 v3, 31, v0
+  v_lshlrev_b32 v3, 2, v3
+  global_load_b32 v4, v3, s[6:7]
+  s_waitcnt vmcnt(0)
+  global_store_b32 v1, v4, s[6:7] offset:512"
+    );
+    let p = kernel("gfx1100", false, &body);
+    for seed in 0..4 {
+        let mut dev = Device::new();
+        let input = dev.alloc(vec![0; 4]);
+        let out = dev.alloc(vec![0; 1024]);
+        let options = Options { seed, ..Options::default() };
+        let launch = Launch::linear(128, 128);
+        dispatch(&mut dev, &p, "k", &launch, &[ArgValue::ptr(input), ArgValue::ptr(out)], &options).unwrap();
+        let words = bytes_to_words(dev.buffer(out).unwrap());
+        assert_eq!(words[128..256], [5; 128], "seed {seed}");
+    }
+}
+
+#[test]
+fn vgprs_are_gone_after_dealloc_and_registers_outside_the_allocation_fault() {
+    let body = "  s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)\n  v_mov_b32 v1, 0";
+    let (kind, ..) = fault(run(&kernel("gfx1100", false, body), 32, 1));
+    assert!(matches!(kind, FaultKind::VgprsReleased { .. }), "{kind:?}");
+    let (kind, ..) = fault(run(&kernel("gfx1100", false, "  v_mov_b32 v40, 0"), 32, 1));
+    assert!(matches!(kind, FaultKind::RegisterOutOfRange { limit: 16, .. }), "{kind:?}");
+}
+
+#[test]
+fn malformed_hints_are_reported() {
+    // s_delay_alu with an undefined dependency kind (12), written as raw bits.
+    let (kind, ..) = fault(run(&kernel("gfx1100", false, "  .long 0xbf87000c"), 32, 1));
+    assert!(matches!(kind, FaultKind::Malformed { .. }), "{kind:?}");
+}
+
+#[test]
+fn wave_size_option_must_match_the_descriptor() {
+    let p = kernel("gfx1100", true, "");
+    assert_eq!(p.kernel("k").unwrap().wave_size(), 64);
+    let mut dev = Device::new();
+    let args = [ArgValue::ptr(dev.alloc(vec![0; 4])), ArgValue::ptr(dev.alloc(vec![0; 4]))];
+    let options = Options { wave_size: Some(32), ..Options::default() };
+    let err = dispatch(&mut dev, &p, "k", &Launch::linear(64, 64), &args, &options).unwrap_err();
+    assert!(matches!(err, EmuError::Launch(emu::LaunchError::WaveSize { compiled: 64, asked: 32, .. })), "{err}");
+    let err = dispatch(&mut dev, &p, "k", &Launch::linear(64, 64), &args[..1], &Options::default()).unwrap_err();
+    assert!(matches!(err, EmuError::Launch(emu::LaunchError::ArgCount { expected: 2, got: 1, .. })), "{err}");
+}
+
+#[test]
+fn vop3_modifiers_apply() {
+    let body = format!(
+        "{PROLOGUE_GFX11}
+  v_cvt_f32_u32 v2, v0
+  v_mov_b32 v4, -4.0
+  v_sub_f32_e64 v3, |v4|, v2 clamp
+  v_add_f32_e64 v5, v2, 1.0 mul:2
+  v_fma_f32 v6, -v2, 2.0, 1.0
+  v_sub_nc_u32_e64 v7, v0, 3 clamp
+  global_store_b32 v1, v3, s[6:7]
+  global_store_b32 v1, v5, s[6:7] offset:128
+  global_store_b32 v1, v6, s[6:7] offset:256
+  global_store_b32 v1, v7, s[6:7] offset:384"
+    );
+    let out = run(&kernel("gfx1100", false, &body), 32, 128).unwrap();
+    let f = |i: usize| f32::from_bits(out[i]);
+    for lane in 0..32usize {
+        let x = lane as f32;
+        assert_eq!(f(lane), (4.0 - x).clamp(0.0, 1.0), "clamp, lane {lane}");
+        assert_eq!(f(32 + lane), 2.0 * (x + 1.0), "mul:2, lane {lane}");
+        assert_eq!(f(64 + lane), 1.0 - 2.0 * x, "neg, lane {lane}");
+        assert_eq!(out[96 + lane], (lane as u32).saturating_sub(3), "integer clamp, lane {lane}");
+    }
+}

@@ -1,5 +1,28 @@
-//! Instruction selection: divergence analysis of the IR, selection into MIR with scalar and
-//! vector register classes, memory-model lowering per the AMDGPUUsage tables, and exec-mask
-//! insertion for divergent control flow.
+//! Instruction selection: from a kernel of the IR to MIR for one target.
 //!
-//! Not yet built: it is the subject of the isel issue.
+//! ```text
+//!  frontend_ir::Module ─► divergence ─► select ─────────────────► Selected { mir, inputs, kernarg, .. }
+//!                         (uniform or    (SALU/SMEM for uniform     │
+//!                          divergent)     values, VALU/VMEM for      ▼ mir_verify (in tests, and by
+//!                                         divergent ones; exec_mask    any stage that wants it)
+//!                                         around divergent ifs)
+//! ```
+//!
+//! [`divergence`] decides for every value whether it is uniform across a wave's lanes;
+//! [`select()`] turns the kernel into MIR over SGPR and VGPR register classes, with the two CFGs
+//! of the design (logical and linear), the kernel's inputs found through runtime-abi, and the
+//! EXEC sequences of divergent control flow; [`mir_verify`] checks the result. The memory-model
+//! lowering of atomics and fences, loops and the wider instruction set come next (the isel
+//! issue); what is not selected yet is an [`IselError`] naming it, never wrong code.
+#![deny(missing_docs)]
+
+pub mod divergence;
+mod error;
+mod exec_mask;
+mod hw;
+pub mod mir_verify;
+mod select;
+
+pub use error::IselError;
+pub use hw::strip_implicit;
+pub use select::{select, Selected};

@@ -1,0 +1,64 @@
+//! What can go wrong in instruction selection: the input is not a kernel, the target or
+//! control flow is not supported, or an IR instruction has no selection yet. Every error names
+//! the function and the IR instruction (in its text form) or block it is about.
+
+use frontend_ir::loops::Irreducible;
+
+/// Why a kernel could not be selected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IselError {
+    /// The function asked for is a helper, not a kernel.
+    #[error("@{func} is not a kernel: only kernels are selected (helpers are inlined first)")]
+    NotAKernel {
+        /// The function's name.
+        func: String,
+    },
+    /// The processor's generation or the wave size is not one gcnc selects for.
+    #[error("cannot select for {target} wave{wave_size}: {reason}")]
+    Target {
+        /// The processor name.
+        target: String,
+        /// The requested wave size.
+        wave_size: u32,
+        /// Why not.
+        reason: &'static str,
+    },
+    /// The control flow is irreducible.
+    #[error("in @{func}: {source}")]
+    Irreducible {
+        /// The function's name.
+        func: String,
+        /// The offending edge.
+        source: Irreducible,
+    },
+    /// An instruction whose selection is not written yet (or cannot exist for the target).
+    #[error("in @{func}: `{inst}`: {what} is not supported yet")]
+    Unsupported {
+        /// The function's name.
+        func: String,
+        /// The instruction, as the `.gir` printer writes it.
+        inst: String,
+        /// What exactly is missing.
+        what: String,
+    },
+    /// A kernel parameter that selection does not handle yet.
+    #[error("in @{func}: parameter {param}: {what} is not supported yet")]
+    Parameter {
+        /// The function's name.
+        func: String,
+        /// The parameter, with its type (`%2: i16`).
+        param: String,
+        /// What exactly is missing.
+        what: String,
+    },
+    /// A control-flow construct that selection does not handle yet.
+    #[error("in @{func}, at {block}: {what} is not supported yet")]
+    ControlFlow {
+        /// The function's name.
+        func: String,
+        /// The IR block where the construct starts.
+        block: String,
+        /// The construct.
+        what: String,
+    },
+}

@@ -1,0 +1,126 @@
+//! Facts about operations that selection and the MIR verifier need beyond `isa`'s operand
+//! shapes ([`isa::operands::shape_of`], the explicit results and operands in assembly order)
+//! and inline constants ([`isa::encoding::inline_field`]): how many scalar values one VALU
+//! instruction may read (the constant bus; the encoder checks it but does not export it),
+//! which operations commute, and the *implicit* results and operands (SCC, EXEC) that the MIR
+//! carries after the explicit ones so that register allocation sees every write of SCC and
+//! EXEC. They belong in `isa`'s opcode table; until it has them, this is their one home.
+
+use isa::encoding::inline_field;
+use isa::mir::{Def, Operand};
+use isa::opcode::{Family, Format, Opcode};
+use isa::operands::{shape_of, Loc};
+use isa::reg::{PhysReg, RegType};
+
+/// How many scalar values (distinct SGPRs, lane masks and the literal) one VALU instruction
+/// may read: 1 on GFX9; 2 on GFX10+, except the 64-bit shifts, which keep 1 (as isa's encoder
+/// and llvm-mc-19 say).
+pub(crate) fn constant_bus_limit(family: Family, op: Opcode) -> usize {
+    match (family, op) {
+        (Family::Gfx9, _) | (Family::Gfx11, Opcode::VLshlrevB64) => 1,
+        (Family::Gfx11, _) => 2,
+    }
+}
+
+/// Whether a VOP3-encoded instruction may carry a literal (GFX10+; GFX9 has none).
+pub(crate) fn vop3_literal(family: Family) -> bool {
+    family != Family::Gfx9
+}
+
+/// Whether the constant `value` is inline as source `i` of `op` (else it takes the literal).
+pub(crate) fn is_inline(op: Opcode, family: Family, i: usize, value: u32) -> bool {
+    let size = shape_of(op, family).and_then(|s| s.ops.get(i).map(|slot| slot.size)).unwrap_or(1);
+    inline_field(value, size).is_some()
+}
+
+/// The position of the lane-mask source of a VALU operation (a carry in, a select mask).
+pub(crate) fn mask_operand(op: Opcode, family: Family) -> Option<usize> {
+    shape_of(op, family)?.ops.iter().position(|s| s.loc == Loc::Mask)
+}
+
+/// The position of the lane-mask result of a VALU operation (a compare, a carry out).
+pub(crate) fn mask_def(op: Opcode, family: Family) -> Option<usize> {
+    shape_of(op, family)?.defs.iter().position(|s| s.loc == Loc::Mask)
+}
+
+/// The operation with its first two sources swapped, when there is one.
+pub(crate) fn commuted(op: Opcode) -> Option<Opcode> {
+    use Opcode::*;
+    Some(match op {
+        VAddNcU32 | VAddF32 | VMulF32 | VAndB32 | VOrB32 | VXorB32 | VMinU32 | VMaxU32 | VMinI32 | VMaxI32
+        | VMulLoU32 | VMulHiU32 | VAddCoU32 | VAddCoCiU32 | VFmaF32 | VCmpEqU32 | VCmpNeU32 | VCmpEqI32 | VCmpNeI32
+        | VCmpEqF32 | VCmpLgF32 | VCmpNeqF32 => op,
+        VCmpGtU32 => VCmpLtU32,
+        VCmpLtU32 => VCmpGtU32,
+        VCmpGeU32 => VCmpLeU32,
+        VCmpLeU32 => VCmpGeU32,
+        VCmpGtI32 => VCmpLtI32,
+        VCmpLtI32 => VCmpGtI32,
+        VCmpGeI32 => VCmpLeI32,
+        VCmpLeI32 => VCmpGeI32,
+        VCmpGtF32 => VCmpLtF32,
+        VCmpLtF32 => VCmpGtF32,
+        VCmpGeF32 => VCmpLeF32,
+        VCmpLeF32 => VCmpGeF32,
+        _ => return None,
+    })
+}
+
+/// Whether a VALU instruction must use its VOP3 form: it has no other, or its e32 form would
+/// need a VGPR where the second source is scalar, or VCC where a lane mask is elsewhere.
+pub(crate) fn needs_vop3(op: Opcode, family: Family, defs: &[Def], ops: &[Operand]) -> bool {
+    let vcc = |reg: Option<PhysReg>| reg == Some(PhysReg::VCC);
+    match op.format(family) {
+        Format::Vop3 | Format::Vop3sd => true,
+        Format::Vop2 | Format::Vopc => {
+            ops.get(1).is_some_and(|o| o.rc().is_none_or(|rc| rc.ty != RegType::Vgpr))
+                || mask_operand(op, family).is_some_and(|i| ops.get(i).is_some_and(|o| !vcc(o.reg)))
+                || mask_def(op, family).is_some_and(|i| defs.get(i).is_some_and(|d| !vcc(d.reg)))
+        }
+        _ => false,
+    }
+}
+
+/// A register an operation reads or writes without naming it in the assembly.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Implicit {
+    /// SCC.
+    Scc,
+    /// EXEC (a lane mask).
+    Exec,
+}
+
+/// The implicit results and operands of `op`, in the order the MIR lists them after the
+/// explicit ones.
+pub(crate) fn implicit(op: Opcode) -> (&'static [Implicit], &'static [Implicit]) {
+    use Implicit::*;
+    use Opcode::*;
+    match op {
+        SAndSaveexecB32 | SAndSaveexecB64 | SOrSaveexecB32 | SOrSaveexecB64 => (&[Exec, Scc], &[Exec]),
+        SAddcU32 | SSubbU32 => (&[Scc], &[Scc]),
+        SCselectB32 | SCselectB64 => (&[], &[Scc]),
+        SAddU32 | SAddI32 | SSubU32 | SSubI32 | SMinU32 | SMaxU32 | SAndB32 | SAndB64 | SOrB32 | SOrB64 | SXorB32
+        | SXorB64 | SAndn2B32 | SAndn2B64 | SLshlB32 | SLshlB64 | SLshrB32 | SAshrI32 | SNotB32 | SCmpEqU32
+        | SCmpLgU32 | SCmpLtU32 | SCmpLeU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtI32 | SCmpLeI32 | SCmpGtI32 | SCmpGeI32
+        | SCmpEqU64 | SCmpLgU64 => (&[Scc], &[]),
+        _ => (&[], &[]),
+    }
+}
+
+/// Removes the implicit results and operands (SCC, EXEC; see [`implicit`]) from every
+/// instruction of `func`, leaving those of the assembly syntax: what `isa`'s encoder takes,
+/// once register allocation no longer needs them.
+pub fn strip_implicit(func: &mut isa::mir::Function) {
+    let family = func.family;
+    for inst in func.blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
+        let (defs, ops) = implicit(inst.opcode);
+        if let Some(shape) = shape_of(inst.opcode, family) {
+            if !defs.is_empty() {
+                inst.defs.truncate(shape.defs.len());
+            }
+            if !ops.is_empty() {
+                inst.ops.truncate(shape.ops.len());
+            }
+        }
+    }
+}

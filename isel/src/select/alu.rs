@@ -1,0 +1,430 @@
+//! Arithmetic, compares, selects, conversions and pointer arithmetic.
+//!
+//! A uniform result is computed by the SALU into SGPRs where the SALU has the operation; where
+//! it has not (float arithmetic before GFX11.5, signed min/max, the high half of a product),
+//! the VALU computes it from the scalar operands and `v_readfirstlane_b32` brings it back, as
+//! ACO does. A divergent result is computed by the VALU. 64-bit integers live in register
+//! pairs: an add or subtract is a low half with carry out and a high half with carry in
+//! (`s_add_u32`/`s_addc_u32` through SCC, `v_add_co_u32`/`v_add_co_ci_u32` through VCC); a
+//! multiply by a power of two is a shift; bitwise operations work on each half. Compares give
+//! a lane mask (`v_cmp_*`) when divergent and a deferred `s_cmp_*` when uniform (a uniform
+//! float compare is a VALU compare whose mask is tested with `s_cmp_lg`).
+
+use super::{Ctx, Val};
+use crate::error::IselError;
+use frontend_ir::{BinaryOp, ConvOp, FloatCC, InstData, IntCC, Type, UnaryOp, Value};
+use isa::mir::{Def, Operand};
+use isa::opcode::Opcode;
+use isa::reg::{PhysReg, RegClass, RegType, Temp};
+
+/// Selects an arithmetic, compare, select, conversion or `ptradd` instruction.
+pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, r: Value) -> Result<(), IselError> {
+    let val = match *data {
+        InstData::Binary { op, args: [a, b] } => binary(ctx, op, a, b, r)?,
+        InstData::Unary { op, arg } => unary(ctx, op, arg, r)?,
+        InstData::Fma { args } => {
+            if ctx.func.dfg.value_type(r) != Type::F32 {
+                return Err(ctx.unsupported("fma of this type"));
+            }
+            let ops = [ctx.operand(args[0])?, ctx.operand(args[1])?, ctx.operand(args[2])?];
+            vector(ctx, Opcode::VFmaF32, &ops, r)
+        }
+        InstData::Icmp { cc, args: [a, b] } => icmp(ctx, cc, a, b, r)?,
+        InstData::Fcmp { cc, args: [a, b] } => fcmp(ctx, cc, a, b, r)?,
+        InstData::Select { args: [c, t, f] } => select_value(ctx, c, t, f, r)?,
+        InstData::Convert { op, ty, arg } => convert(ctx, op, ty, arg, r)?,
+        InstData::PtrAdd { args: [p, offset] } => ptradd(ctx, p, offset, r)?,
+        _ => return Err(ctx.unsupported("this instruction")),
+    };
+    ctx.set(r, val);
+    Ok(())
+}
+
+/// A VALU operation with one 32-bit result; brought back to an SGPR when `r` is uniform.
+fn vector(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], r: Value) -> Val {
+    let v = ctx.temp(RegClass::V1);
+    ctx.valu(opcode, &[Def::temp(v)], ops);
+    if ctx.div.is_divergent(r) {
+        Val::Temp(v)
+    } else {
+        Val::Temp(ctx.readfirstlane(v))
+    }
+}
+
+/// A SALU operation with one 32-bit result (and SCC written when `writes_scc`).
+fn scalar(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], writes_scc: bool) -> Temp {
+    let s = ctx.temp(RegClass::S1);
+    if writes_scc {
+        ctx.salu(opcode, &[Def::temp(s), Ctx::scc_clobber()], ops);
+    } else {
+        ctx.salu(opcode, &[Def::temp(s)], ops);
+    }
+    s
+}
+
+/// The power of two a constant value is, if it is one.
+fn log2_const(ctx: &Ctx<'_>, v: Value) -> Option<u32> {
+    match ctx.vals[v] {
+        Val::Const(c) if c.is_power_of_two() => Some(c.trailing_zeros()),
+        _ => None,
+    }
+}
+
+/// How a 32-bit binary operation is selected: its SALU opcode (and whether that writes SCC),
+/// its VALU opcode, and whether the VALU form takes its operands reversed (the `*rev` shifts).
+fn ops32(op: BinaryOp) -> (Option<(Opcode, bool)>, Option<Opcode>, bool) {
+    use Opcode::*;
+    match op {
+        BinaryOp::Add => (Some((SAddU32, true)), Some(VAddNcU32), false),
+        BinaryOp::Sub => (Some((SSubU32, true)), Some(VSubNcU32), false),
+        BinaryOp::Mul => (Some((SMulI32, false)), Some(VMulLoU32), false),
+        BinaryOp::UmulHi => (None, Some(VMulHiU32), false),
+        BinaryOp::And => (Some((SAndB32, true)), Some(VAndB32), false),
+        BinaryOp::Or => (Some((SOrB32, true)), Some(VOrB32), false),
+        BinaryOp::Xor => (Some((SXorB32, true)), Some(VXorB32), false),
+        BinaryOp::Shl => (Some((SLshlB32, true)), Some(VLshlrevB32), true),
+        BinaryOp::Lshr => (Some((SLshrB32, true)), Some(VLshrrevB32), true),
+        BinaryOp::Ashr => (Some((SAshrI32, true)), Some(VAshrrevI32), true),
+        BinaryOp::Umin => (Some((SMinU32, true)), Some(VMinU32), false),
+        BinaryOp::Umax => (Some((SMaxU32, true)), Some(VMaxU32), false),
+        BinaryOp::Smin => (None, Some(VMinI32), false),
+        BinaryOp::Smax => (None, Some(VMaxI32), false),
+        BinaryOp::Fadd => (None, Some(VAddF32), false),
+        BinaryOp::Fsub => (None, Some(VSubF32), false),
+        BinaryOp::Fmul => (None, Some(VMulF32), false),
+        _ => (None, None, false),
+    }
+}
+
+fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    let ty = ctx.func.dfg.value_type(r);
+    match ty {
+        Type::I1 => return bool_binary(ctx, op, a, b, r),
+        Type::I64 => return binary64(ctx, op, a, b, r),
+        Type::I32 | Type::F32 => {}
+        Type::Ptr(_) if ty.bits() == 32 => {}
+        _ => return Err(ctx.unsupported(format!("{op} on {ty}"))),
+    }
+    // A multiply by a power of two is a shift.
+    let (op, x, y) = match (op, log2_const(ctx, b), log2_const(ctx, a)) {
+        (BinaryOp::Mul, Some(k), _) => (BinaryOp::Shl, ctx.operand(a)?, Operand::constant(k)),
+        (BinaryOp::Mul, None, Some(k)) => (BinaryOp::Shl, ctx.operand(b)?, Operand::constant(k)),
+        _ => (op, ctx.operand(a)?, ctx.operand(b)?),
+    };
+    let divergent = ctx.div.is_divergent(r);
+    let (salu, valu, reversed) = ops32(op);
+    match (divergent, salu, valu) {
+        (false, Some((opcode, scc)), _) => Ok(Val::Temp(scalar(ctx, opcode, &[x, y], scc))),
+        (_, _, Some(opcode)) => Ok(vector(ctx, opcode, &if reversed { [y, x] } else { [x, y] }, r)),
+        _ => Err(ctx.unsupported(format!("{op} on {ty} (no opcode in the table yet)"))),
+    }
+}
+
+/// `and`/`or`/`xor` of booleans: of lane masks when divergent, of 0/1 SGPRs when uniform.
+fn bool_binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    let (op32, op64) = match op {
+        BinaryOp::And => (Opcode::SAndB32, Opcode::SAndB64),
+        BinaryOp::Or => (Opcode::SOrB32, Opcode::SOrB64),
+        BinaryOp::Xor => (Opcode::SXorB32, Opcode::SXorB64),
+        _ => return Err(ctx.unsupported(format!("{op} on i1"))),
+    };
+    if ctx.div.is_divergent(r) {
+        let (x, y) = (ctx.lane_mask_of(a)?, ctx.lane_mask_of(b)?);
+        let m = ctx.temp(ctx.lm());
+        let opcode = if ctx.wave == 64 { op64 } else { op32 };
+        ctx.salu(opcode, &[Def::temp(m), Ctx::scc_clobber()], &[Operand::temp(x), Operand::temp(y)]);
+        return Ok(Val::Temp(m));
+    }
+    let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+    Ok(Val::Temp(scalar(ctx, op32, &[x, y], true)))
+}
+
+/// 64-bit integer operations: add and subtract, bitwise operations, and shifts left (or
+/// multiplies) by a constant.
+fn binary64(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    let divergent = ctx.div.is_divergent(r);
+    match op {
+        BinaryOp::Add | BinaryOp::Sub => {
+            let (x, y) = (ctx.halves(a)?, ctx.halves(b)?);
+            Ok(Val::Temp(add64(ctx, x, y, op == BinaryOp::Sub, divergent)))
+        }
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
+            let (x, y) = (ctx.halves(a)?, ctx.halves(b)?);
+            let (salu, valu, _) = ops32(op);
+            let parts: Vec<Operand> = (0..2)
+                .map(|i| match (divergent, salu, valu) {
+                    (false, Some((opcode, scc)), _) => Operand::temp(scalar(ctx, opcode, &[x[i], y[i]], scc)),
+                    (_, _, Some(opcode)) => {
+                        let v = ctx.temp(RegClass::V1);
+                        ctx.valu(opcode, &[Def::temp(v)], &[x[i], y[i]]);
+                        Operand::temp(v)
+                    }
+                    _ => unreachable!("bitwise operations have both forms"),
+                })
+                .collect();
+            let rc = if divergent { RegClass::V2 } else { RegClass::S2 };
+            Ok(Val::Temp(ctx.create_vector(rc, &parts)))
+        }
+        BinaryOp::Mul | BinaryOp::Shl => {
+            let shift = match (op, ctx.vals[b], log2_const(ctx, b), log2_const(ctx, a)) {
+                (BinaryOp::Shl, Val::Const(c), _, _) => Some((a, (c & 63) as u32)),
+                (BinaryOp::Mul, _, Some(k), _) => Some((a, k)),
+                (BinaryOp::Mul, _, None, Some(k)) => Some((b, k)),
+                _ => None,
+            };
+            let Some((x, k)) = shift else {
+                return Err(ctx.unsupported(format!("a 64-bit {op} by a non-constant")));
+            };
+            let file = if divergent { RegType::Vgpr } else { RegType::Sgpr };
+            let x = match ctx.val(x)? {
+                Val::Temp(t) => Operand::temp(t),
+                Val::Const(c) => Operand::temp(ctx.wide_const(c, file)),
+                _ => return Err(ctx.unsupported("this 64-bit operand")),
+            };
+            if !divergent {
+                let s = ctx.temp(RegClass::S2);
+                ctx.salu(Opcode::SLshlB64, &[Def::temp(s), Ctx::scc_clobber()], &[x, Operand::constant(k)]);
+                return Ok(Val::Temp(s));
+            }
+            let v = ctx.temp(RegClass::V2);
+            ctx.valu(Opcode::VLshlrevB64, &[Def::temp(v)], &[Operand::constant(k), x]);
+            Ok(Val::Temp(v))
+        }
+        _ => Err(ctx.unsupported(format!("{op} on i64 (no opcode in the table yet)"))),
+    }
+}
+
+/// A 64-bit add (or subtract) of two pairs of dwords: SALU through SCC, or VALU through VCC.
+fn add64(ctx: &mut Ctx<'_>, [alo, ahi]: [Operand; 2], [blo, bhi]: [Operand; 2], sub: bool, divergent: bool) -> Temp {
+    if !divergent {
+        let (lo_op, hi_op) =
+            if sub { (Opcode::SSubU32, Opcode::SSubbU32) } else { (Opcode::SAddU32, Opcode::SAddcU32) };
+        let (lo, hi, carry) = (ctx.temp(RegClass::S1), ctx.temp(RegClass::S1), ctx.temp(RegClass::S1));
+        ctx.salu(lo_op, &[Def::temp(lo), Def::fixed(carry, PhysReg::SCC)], &[alo, blo]);
+        ctx.salu(hi_op, &[Def::temp(hi), Ctx::scc_clobber()], &[ahi, bhi, Operand::fixed(carry, PhysReg::SCC)]);
+        return ctx.create_vector(RegClass::S2, &[Operand::temp(lo), Operand::temp(hi)]);
+    }
+    let (lo_op, hi_op) =
+        if sub { (Opcode::VSubCoU32, Opcode::VSubCoCiU32) } else { (Opcode::VAddCoU32, Opcode::VAddCoCiU32) };
+    let lm = ctx.lm();
+    let (lo, hi, carry) = (ctx.temp(RegClass::V1), ctx.temp(RegClass::V1), ctx.temp(lm));
+    ctx.valu(lo_op, &[Def::temp(lo), Def::fixed(carry, PhysReg::VCC)], &[alo, blo]);
+    ctx.valu(hi_op, &[Def::temp(hi), Def::phys(PhysReg::VCC, lm)], &[ahi, bhi, Operand::fixed(carry, PhysReg::VCC)]);
+    ctx.create_vector(RegClass::V2, &[Operand::temp(lo), Operand::temp(hi)])
+}
+
+fn unary(ctx: &mut Ctx<'_>, op: UnaryOp, arg: Value, r: Value) -> Result<Val, IselError> {
+    let ty = ctx.func.dfg.value_type(r);
+    match (op, ty) {
+        (UnaryOp::Not, Type::I1) if ctx.div.is_divergent(r) => {
+            // Only the active lanes: exec & !mask.
+            let m = ctx.lane_mask_of(arg)?;
+            let opcode = if ctx.wave == 64 { Opcode::SAndn2B64 } else { Opcode::SAndn2B32 };
+            let not = ctx.temp(ctx.lm());
+            let exec = ctx.exec();
+            ctx.salu(opcode, &[Def::temp(not), Ctx::scc_clobber()], &[exec, Operand::temp(m)]);
+            Ok(Val::Temp(not))
+        }
+        (UnaryOp::Not, Type::I1) => {
+            let b = ctx.operand(arg)?;
+            Ok(Val::Cmp { op: Opcode::SCmpEqU32, args: [b, Operand::constant(0)] })
+        }
+        (UnaryOp::Not, Type::I32) => {
+            let x = ctx.operand(arg)?;
+            Ok(if ctx.div.is_divergent(r) {
+                vector(ctx, Opcode::VNotB32, &[x], r)
+            } else {
+                Val::Temp(scalar(ctx, Opcode::SNotB32, &[x], true))
+            })
+        }
+        _ => Err(ctx.unsupported(format!("{op} on {ty}"))),
+    }
+}
+
+/// A compare's result from a lane mask `m` of a VALU compare: itself when divergent, else
+/// "some active lane is set", as a deferred scalar compare.
+fn from_mask(ctx: &Ctx<'_>, m: Temp, r: Value) -> Val {
+    if ctx.div.is_divergent(r) {
+        return Val::Temp(m);
+    }
+    let op = if ctx.wave == 64 { Opcode::SCmpLgU64 } else { Opcode::SCmpLgU32 };
+    Val::Cmp { op, args: [Operand::temp(m), Operand::constant(0)] }
+}
+
+fn icmp(ctx: &mut Ctx<'_>, cc: IntCC, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    let ty = ctx.func.dfg.value_type(a);
+    if ty.bits() == 64 && matches!(cc, IntCC::Eq | IntCC::Ne) && !ctx.div.is_divergent(r) {
+        let op = if cc == IntCC::Eq { SCmpEqU64 } else { SCmpLgU64 };
+        let args = [wide_scalar(ctx, a)?, wide_scalar(ctx, b)?];
+        return Ok(Val::Cmp { op, args });
+    }
+    if ty.bits() != 32 {
+        return Err(ctx.unsupported(format!(
+            "a {} compare of {ty}",
+            if ctx.div.is_divergent(r) { "divergent" } else { "uniform" }
+        )));
+    }
+    // The VALU compare (the builder swaps its operands to put a VGPR second: `ult a, b`
+    // becomes `v_cmp_gt_u32 b, a`) and the SALU one.
+    let (vop, sop) = match cc {
+        IntCC::Eq => (VCmpEqU32, SCmpEqU32),
+        IntCC::Ne => (VCmpNeU32, SCmpLgU32),
+        IntCC::Ult => (VCmpLtU32, SCmpLtU32),
+        IntCC::Ule => (VCmpLeU32, SCmpLeU32),
+        IntCC::Ugt => (VCmpGtU32, SCmpGtU32),
+        IntCC::Uge => (VCmpGeU32, SCmpGeU32),
+        IntCC::Slt => (VCmpLtI32, SCmpLtI32),
+        IntCC::Sle => (VCmpLeI32, SCmpLeI32),
+        IntCC::Sgt => (VCmpGtI32, SCmpGtI32),
+        IntCC::Sge => (VCmpGeI32, SCmpGeI32),
+    };
+    let args = [ctx.operand(a)?, ctx.operand(b)?];
+    if !ctx.div.is_divergent(r) {
+        return Ok(Val::Cmp { op: sop, args });
+    }
+    let m = ctx.temp(ctx.lm());
+    ctx.valu(vop, &[Def::temp(m)], &args);
+    Ok(Val::Temp(m))
+}
+
+/// A 64-bit value as a scalar operand: its SGPR pair, or a constant (materialized unless it
+/// is an inline constant).
+fn wide_scalar(ctx: &mut Ctx<'_>, v: Value) -> Result<Operand, IselError> {
+    match ctx.val(v)? {
+        Val::Temp(t) => Ok(Operand::temp(t)),
+        Val::Const(c) if isa::encoding::inline_field(c as u32, 2).is_some() && c as u32 as i32 as i64 as u64 == c => {
+            Ok(Operand::constant(c as u32))
+        }
+        Val::Const(c) => Ok(Operand::temp(ctx.wide_const(c, RegType::Sgpr))),
+        _ => Err(ctx.unsupported("this 64-bit operand")),
+    }
+}
+
+fn fcmp(ctx: &mut Ctx<'_>, cc: FloatCC, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    if ctx.func.dfg.value_type(a) != Type::F32 {
+        return Err(ctx.unsupported("a compare of this float type"));
+    }
+    let op = match cc {
+        FloatCC::Oeq => VCmpEqF32,
+        FloatCC::One => VCmpLgF32,
+        FloatCC::Olt => VCmpLtF32,
+        FloatCC::Ole => VCmpLeF32,
+        FloatCC::Ogt => VCmpGtF32,
+        FloatCC::Oge => VCmpGeF32,
+        FloatCC::Une => VCmpNeqF32,
+        _ => return Err(ctx.unsupported(format!("fcmp {cc} (no opcode in the table yet)"))),
+    };
+    let args = [ctx.operand(a)?, ctx.operand(b)?];
+    let m = ctx.temp(ctx.lm());
+    ctx.valu(op, &[Def::temp(m)], &args);
+    Ok(from_mask(ctx, m, r))
+}
+
+fn select_value(ctx: &mut Ctx<'_>, c: Value, t: Value, f: Value, r: Value) -> Result<Val, IselError> {
+    let ty = ctx.func.dfg.value_type(r);
+    if ty.bits() != 32 {
+        return Err(ctx.unsupported(format!("a select of {ty} (only 32-bit values so far)")));
+    }
+    if ctx.div.is_divergent(r) {
+        let mask = ctx.lane_mask_of(c)?;
+        let (x, y) = (ctx.operand(f)?, ctx.operand(t)?);
+        let v = ctx.temp(RegClass::V1);
+        ctx.valu(Opcode::VCndmaskB32, &[Def::temp(v)], &[x, y, Operand::temp(mask)]);
+        return Ok(Val::Temp(v));
+    }
+    let (x, y) = (ctx.operand(t)?, ctx.operand(f)?);
+    let scc = ctx.scc_of(c)?;
+    let s = ctx.temp(RegClass::S1);
+    ctx.salu(Opcode::SCselectB32, &[Def::temp(s)], &[x, y, Operand::fixed(scc, PhysReg::SCC)]);
+    Ok(Val::Temp(s))
+}
+
+/// A boolean as 0 or 1 in 32 bits.
+fn bool_to_int(ctx: &mut Ctx<'_>, arg: Value, divergent: bool) -> Result<Operand, IselError> {
+    if divergent {
+        let mask = ctx.lane_mask_of(arg)?;
+        let v = ctx.temp(RegClass::V1);
+        ctx.valu(
+            Opcode::VCndmaskB32,
+            &[Def::temp(v)],
+            &[Operand::constant(0), Operand::constant(1), Operand::temp(mask)],
+        );
+        return Ok(Operand::temp(v));
+    }
+    ctx.operand(arg)
+}
+
+fn convert(ctx: &mut Ctx<'_>, op: ConvOp, ty: Type, arg: Value, r: Value) -> Result<Val, IselError> {
+    let from = ctx.func.dfg.value_type(arg);
+    let divergent = ctx.div.is_divergent(r);
+    let as_val = |op: Operand| match (op.temp_of(), op.constant_value()) {
+        (Some(t), _) => Val::Temp(t),
+        (None, c) => Val::Const(c.unwrap_or(0).into()),
+    };
+    match (op, from, ty) {
+        (ConvOp::Zext, Type::I1, Type::I32) => Ok(as_val(bool_to_int(ctx, arg, divergent)?)),
+        (ConvOp::Zext, Type::I1 | Type::I32, Type::I64) | (ConvOp::Sext, Type::I32, Type::I64) => {
+            let lo = if from == Type::I1 { bool_to_int(ctx, arg, divergent)? } else { ctx.operand(arg)? };
+            let lo = if divergent { Operand::temp(ctx.in_vgpr(lo, 1)?) } else { lo };
+            let hi = match (op == ConvOp::Sext, divergent) {
+                (true, false) => scalar(ctx, Opcode::SAshrI32, &[lo, Operand::constant(31)], true),
+                (true, true) => {
+                    let v = ctx.temp(RegClass::V1);
+                    ctx.valu(Opcode::VAshrrevI32, &[Def::temp(v)], &[Operand::constant(31), lo]);
+                    v
+                }
+                (false, _) => {
+                    let (rc, mov) =
+                        if divergent { (RegClass::V1, Opcode::VMovB32) } else { (RegClass::S1, Opcode::SMovB32) };
+                    let t = ctx.temp(rc);
+                    ctx.emit(isa::mir::Inst::new(mov, &[Def::temp(t)], &[Operand::constant(0)]));
+                    t
+                }
+            };
+            let rc = if divergent { RegClass::V2 } else { RegClass::S2 };
+            Ok(Val::Temp(ctx.create_vector(rc, &[lo, Operand::temp(hi)])))
+        }
+        (ConvOp::Itrunc, Type::I64, Type::I32) => Ok(as_val(ctx.halves(arg)?[0])),
+        (ConvOp::Uitofp | ConvOp::Sitofp, Type::I32, Type::F32) => {
+            let x = ctx.operand(arg)?;
+            let opcode = if op == ConvOp::Uitofp { Opcode::VCvtF32U32 } else { Opcode::VCvtF32I32 };
+            Ok(vector(ctx, opcode, &[x], r))
+        }
+        _ => Err(ctx.unsupported(format!("{op} from {from} to {ty}"))),
+    }
+}
+
+fn ptradd(ctx: &mut Ctx<'_>, p: Value, offset: Value, r: Value) -> Result<Val, IselError> {
+    let ptr_bits = ctx.func.dfg.value_type(p).bits();
+    let off_ty = ctx.func.dfg.value_type(offset);
+    let divergent = ctx.div.is_divergent(r);
+    if ptr_bits == 32 {
+        if off_ty != Type::I32 {
+            return Err(ctx.unsupported("a 32-bit pointer plus a 64-bit offset"));
+        }
+        return binary(ctx, BinaryOp::Add, p, offset, r);
+    }
+    let y = match (off_ty, ctx.val(offset)?) {
+        (Type::I64, _) => ctx.halves(offset)?,
+        (_, Val::Const(c)) => {
+            let c = c as u32 as i32 as i64 as u64;
+            [Operand::constant(c as u32), Operand::constant((c >> 32) as u32)]
+        }
+        _ => {
+            // The i32 offset is signed: sign-extend it first.
+            let x = ctx.operand(offset)?;
+            let (lo, hi) = if ctx.div.is_divergent(offset) {
+                let hi = ctx.temp(RegClass::V1);
+                ctx.valu(Opcode::VAshrrevI32, &[Def::temp(hi)], &[Operand::constant(31), x]);
+                (x, hi)
+            } else {
+                (x, scalar(ctx, Opcode::SAshrI32, &[x, Operand::constant(31)], true))
+            };
+            [lo, Operand::temp(hi)]
+        }
+    };
+    let x = ctx.halves(p)?;
+    Ok(Val::Temp(add64(ctx, x, y, false, divergent)))
+}

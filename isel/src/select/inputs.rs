@@ -1,0 +1,327 @@
+//! The kernel's inputs: which ones it reads, where the hardware puts them, and the code at the
+//! entry that makes them values.
+//!
+//! The inputs used decide [`KernelInputs`]; runtime-abi's `enable_inputs` turns them into a
+//! descriptor and `InitialState::from_descriptor` reads the registers back, so selection and
+//! the emulator agree on the layout by construction. `p_startpgm` defines one temporary per
+//! enabled input, fixed to its register: the kernarg pointer (an SGPR pair), the work-group
+//! IDs (system SGPRs) and the work-item IDs (VGPRs). The arguments the kernel reads are
+//! loaded with SMEM from the kernarg segment at their [`KernargLayout`] offsets, adjacent ones
+//! merged into one load of 2 or 4 dwords (a piece never straddles two loads); the hidden
+//! arguments too (`group_size.x` is the u16 at the hidden GroupSizeX slot: its dword is loaded
+//! and masked with `s_and_b32 0xffff`, as clang does).
+
+use super::{Ctx, Val};
+use crate::error::IselError;
+use frontend_ir::{AddrSpace, Dim, Function, InstData, Special, Type, Value};
+use isa::mir::{self, Def, Operand};
+use isa::opcode::Opcode;
+use isa::reg::{PhysReg, RegClass, Temp};
+use runtime_abi::descriptor::KernelDescriptor;
+use runtime_abi::initial_state::{enable_inputs, InitialState, KernelInputs, WorkItemIds};
+use runtime_abi::kernarg::{ArgKind, CodeObjectVersion, ExplicitArg, HiddenArg, KernargLayout};
+use runtime_abi::metadata::AddressSpace;
+
+/// The code-object version whose kernarg layout selection uses (the default one).
+const CODE_OBJECT_VERSION: CodeObjectVersion = CodeObjectVersion::V5;
+
+/// A run of kernarg dwords that one value is loaded from.
+#[derive(Copy, Clone, Debug)]
+struct Piece {
+    /// The first dword (byte offset / 4).
+    dword: u32,
+    /// How many dwords.
+    size: u32,
+    /// The temporary that receives them.
+    temp: Temp,
+}
+
+/// Finds the inputs the kernel uses, emits `p_startpgm` and the kernarg loads into the entry
+/// block (block 0), binds the entry parameters, and records the geometry values in
+/// `ctx.specials`.
+pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitArg>, KernargLayout), IselError> {
+    let func = ctx.func;
+    let used = used_values(func);
+    let entry = func.entry().ok_or_else(|| ctx.unsupported("a kernel without blocks"))?;
+    let params = func.dfg.blocks[entry].params.clone();
+    let specials = used_specials(func);
+
+    let explicit: Vec<ExplicitArg> = params.iter().map(|&p| explicit_arg(func.dfg.value_type(p))).collect();
+    let hidden: Vec<HiddenArg> = specials.iter().flat_map(|&s| hidden_args(s)).collect();
+    let kernarg = if hidden.is_empty() {
+        KernargLayout::with_hidden(&explicit, CODE_OBJECT_VERSION, &[])
+    } else {
+        KernargLayout::new(&explicit, CODE_OBJECT_VERSION)
+    };
+
+    let mut inputs = KernelInputs {
+        kernarg_segment_ptr: !hidden.is_empty() || params.iter().any(|&p| used[p]),
+        dispatch_ptr: false,
+        queue_ptr: false,
+        dispatch_id: false,
+        private_segment: false,
+        workgroup_id: [false; 3],
+        workgroup_info: false,
+        workitem_id_dims: 1,
+    };
+    for &s in &specials {
+        match s {
+            Special::GroupId(d) => inputs.workgroup_id[d.index()] = true,
+            Special::LocalId(d) => inputs.workitem_id_dims = inputs.workitem_id_dims.max(d.index() as u8 + 1),
+            _ => {}
+        }
+    }
+    let proc = ctx.target.processor();
+    let mut desc = KernelDescriptor::new(proc);
+    enable_inputs(&mut desc, proc, &inputs, ctx.wave);
+    let state = InitialState::from_descriptor(&desc, proc);
+
+    // p_startpgm: every enabled input, fixed to its register.
+    ctx.cur = ctx.new_block();
+    let mut defs = Vec::new();
+    let mut fixed = |ctx: &mut Ctx<'_>, reg: Option<PhysReg>, rc: RegClass| {
+        reg.map(|reg| {
+            let t = ctx.temp(rc);
+            defs.push(Def::fixed(t, reg));
+            t
+        })
+    };
+    let kernarg_ptr =
+        if inputs.kernarg_segment_ptr { fixed(ctx, state.kernarg_segment_ptr, RegClass::S2) } else { None };
+    let group_ids: Vec<Option<Temp>> = (0..3)
+        .map(|d| if inputs.workgroup_id[d] { fixed(ctx, state.workgroup_id[d], RegClass::S1) } else { None })
+        .collect();
+    let (packed, item_ids): (bool, Vec<Option<Temp>>) = match state.workitem_ids {
+        WorkItemIds::Packed { reg, .. } => (true, vec![fixed(ctx, Some(reg), RegClass::V1)]),
+        WorkItemIds::Unpacked(regs) => (false, regs.iter().map(|&r| fixed(ctx, r, RegClass::V1)).collect()),
+    };
+    ctx.emit(mir::Inst::new(Opcode::PStartPgm, &defs, &[]));
+    ctx.marker(Opcode::PLogicalStart);
+
+    // The kernarg pieces: used explicit arguments, then the hidden dwords.
+    let mut pieces: Vec<Piece> = Vec::new();
+    for (i, &p) in params.iter().enumerate() {
+        if !used[p] {
+            continue;
+        }
+        let ty = func.dfg.value_type(p);
+        let offset = kernarg.explicit_offsets[i];
+        let size = ty.bytes().unwrap_or(1);
+        if size < 4 || offset % 4 != 0 {
+            return Err(IselError::Parameter {
+                func: func.name.clone(),
+                param: format!("{p}: {ty}"),
+                what: "an argument narrower than a dword".into(),
+            });
+        }
+        let temp = ctx.temp(RegClass::sgpr((size / 4) as u8));
+        pieces.push(Piece { dword: offset / 4, size: size / 4, temp });
+        ctx.set(p, Val::Temp(temp));
+    }
+    let hidden_dword = |ctx: &mut Ctx<'_>, pieces: &mut Vec<Piece>, arg: HiddenArg| -> Result<(Temp, u32), IselError> {
+        let offset =
+            kernarg.hidden_offset(arg).ok_or_else(|| ctx.unsupported(format!("the hidden argument {arg:?}")))?;
+        let dword = offset / 4;
+        let temp = match pieces.iter().find(|p| p.dword == dword && p.size == 1) {
+            Some(p) => p.temp,
+            None => {
+                let temp = ctx.temp(RegClass::S1);
+                pieces.push(Piece { dword, size: 1, temp });
+                temp
+            }
+        };
+        Ok((temp, offset % 4))
+    };
+    // Each u16 hidden value: its dword and the byte it starts at, extracted after the loads.
+    let mut halves: Vec<(Special, HiddenArg, Temp, u32)> = Vec::new();
+    for &s in &specials {
+        for arg in hidden_args(s) {
+            let (temp, byte) = hidden_dword(ctx, &mut pieces, arg)?;
+            halves.push((s, arg, temp, byte));
+        }
+    }
+    if let Some(ptr) = kernarg_ptr {
+        load_pieces(ctx, ptr, &mut pieces);
+    }
+
+    // The geometry values.
+    for &s in &specials {
+        let val = match s {
+            Special::GroupId(d) => Val::Temp(group_ids[d.index()].expect("enabled above")),
+            Special::LocalId(d) => local_id(ctx, d, packed, &item_ids, inputs.workitem_id_dims),
+            Special::GroupSize(_) => {
+                let &(_, _, dword, byte) = halves.iter().find(|h| h.0 == s).expect("loaded above");
+                Val::Temp(u16_of(ctx, dword, byte))
+            }
+            Special::NumGroups(_) => {
+                // Whole groups plus one for a partial last group: count + (remainder != 0).
+                let find = |arg: fn(Dim) -> HiddenArg| {
+                    let d = s.dim().expect("num_groups has a dimension");
+                    *halves.iter().find(|h| h.0 == s && h.1 == arg(d)).expect("loaded above")
+                };
+                let (_, _, count, _) = find(block_count);
+                let (_, _, rem_dword, byte) = find(remainder);
+                let rem = u16_of(ctx, rem_dword, byte);
+                let scc = ctx.temp(RegClass::S1);
+                ctx.salu(
+                    Opcode::SCmpLgU32,
+                    &[Def::fixed(scc, PhysReg::SCC)],
+                    &[Operand::temp(rem), Operand::constant(0)],
+                );
+                let n = ctx.temp(RegClass::S1);
+                ctx.salu(
+                    Opcode::SAddcU32,
+                    &[Def::temp(n), Ctx::scc_clobber()],
+                    &[Operand::temp(count), Operand::constant(0), Operand::fixed(scc, PhysReg::SCC)],
+                );
+                Val::Temp(n)
+            }
+            Special::WaveSize => Val::Const(ctx.wave.into()),
+            Special::LaneId => Val::None,
+        };
+        ctx.specials.push((s, val));
+    }
+    Ok((inputs, explicit, kernarg))
+}
+
+/// Binds the result of a geometry instruction.
+pub(super) fn special(ctx: &mut Ctx<'_>, s: Special, result: Value) -> Result<(), IselError> {
+    match ctx.specials.iter().find(|(k, _)| *k == s) {
+        Some(&(_, val)) if val != Val::None => {
+            ctx.set(result, val);
+            Ok(())
+        }
+        _ => Err(ctx.unsupported(match s {
+            Special::LaneId => "lane_id (needs v_mbcnt_lo_u32_b32 / v_mbcnt_hi_u32_b32 in the opcode table)",
+            _ => "this geometry value",
+        })),
+    }
+}
+
+/// Bytes of static LDS: the shared slots, each at its alignment.
+pub(super) fn lds_bytes(func: &Function) -> u32 {
+    func.slots
+        .values()
+        .filter(|s| s.space == AddrSpace::Shared)
+        .fold(0, |end, s| end.next_multiple_of(s.align.max(1)) + s.size)
+}
+
+/// Loads every piece: contiguous pieces are merged into runs, and each run is read with the
+/// widest loads (4, 2 or 1 dwords) that end on a piece boundary. A load of several pieces is
+/// split into them.
+fn load_pieces(ctx: &mut Ctx<'_>, ptr: Temp, pieces: &mut [Piece]) {
+    pieces.sort_by_key(|p| p.dword);
+    let mut i = 0;
+    while i < pieces.len() {
+        // The longest prefix of pieces from i that is contiguous and at most 4 dwords, with a
+        // total of 1, 2 or 4.
+        let mut best = (i + 1, pieces[i].size);
+        let (mut end, mut total) = (i, 0);
+        while end < pieces.len() && pieces[end].dword == pieces[i].dword + total && total + pieces[end].size <= 4 {
+            total += pieces[end].size;
+            end += 1;
+            if matches!(total, 1 | 2 | 4) {
+                best = (end, total);
+            }
+        }
+        let (end, total) = best;
+        let opcode = match total {
+            1 => Opcode::SLoadB32,
+            2 => Opcode::SLoadB64,
+            _ => Opcode::SLoadB128,
+        };
+        let fields = mir::Fields { offset: (pieces[i].dword * 4) as i32, ..Default::default() };
+        if end == i + 1 {
+            ctx.emit(mir::Inst::new(opcode, &[Def::temp(pieces[i].temp)], &[Operand::temp(ptr)]).with_fields(fields));
+        } else {
+            let whole = ctx.temp(RegClass::sgpr(total as u8));
+            ctx.emit(mir::Inst::new(opcode, &[Def::temp(whole)], &[Operand::temp(ptr)]).with_fields(fields));
+            let defs: Vec<Def> = pieces[i..end].iter().map(|p| Def::temp(p.temp)).collect();
+            ctx.emit(mir::Inst::new(Opcode::PSplitVector, &defs, &[Operand::temp(whole)]));
+        }
+        i = end;
+    }
+}
+
+/// The u16 at byte `byte` (0 or 2) of `dword`.
+fn u16_of(ctx: &mut Ctx<'_>, dword: Temp, byte: u32) -> Temp {
+    let t = ctx.temp(RegClass::S1);
+    let (op, imm) = if byte == 0 { (Opcode::SAndB32, 0xffff) } else { (Opcode::SLshrB32, 16) };
+    ctx.salu(op, &[Def::temp(t), Ctx::scc_clobber()], &[Operand::temp(dword), Operand::constant(imm)]);
+    t
+}
+
+/// `local_id.d`: its own VGPR, or its 10-bit field of v0 when the IDs are packed (the bits of
+/// dimensions not enabled read 0, so X alone needs no mask).
+fn local_id(ctx: &mut Ctx<'_>, d: Dim, packed: bool, ids: &[Option<Temp>], dims: u8) -> Val {
+    if !packed {
+        return ids[d.index()].map_or(Val::None, Val::Temp);
+    }
+    let v0 = ids[0].expect("packed IDs are in v0");
+    if d == Dim::X && dims == 1 {
+        return Val::Temp(v0);
+    }
+    let id = ctx.temp(RegClass::V1);
+    let bits = [Operand::temp(v0), Operand::constant(10 * d.index() as u32), Operand::constant(10)];
+    ctx.valu(Opcode::VBfeU32, &[Def::temp(id)], &bits);
+    Val::Temp(id)
+}
+
+fn block_count(d: Dim) -> HiddenArg {
+    [HiddenArg::BlockCountX, HiddenArg::BlockCountY, HiddenArg::BlockCountZ][d.index()]
+}
+
+fn remainder(d: Dim) -> HiddenArg {
+    [HiddenArg::RemainderX, HiddenArg::RemainderY, HiddenArg::RemainderZ][d.index()]
+}
+
+/// The hidden arguments a geometry value is computed from.
+fn hidden_args(s: Special) -> Vec<HiddenArg> {
+    match s {
+        Special::GroupSize(d) => vec![[HiddenArg::GroupSizeX, HiddenArg::GroupSizeY, HiddenArg::GroupSizeZ][d.index()]],
+        Special::NumGroups(d) => vec![block_count(d), remainder(d)],
+        _ => Vec::new(),
+    }
+}
+
+/// The metadata description of a kernel parameter of type `ty`.
+fn explicit_arg(ty: Type) -> ExplicitArg {
+    let size = ty.bytes().unwrap_or(1);
+    let kind = match ty {
+        Type::Ptr(AddrSpace::Global) => ArgKind::GlobalBuffer { address_space: AddressSpace::Global },
+        Type::Ptr(AddrSpace::Constant) => ArgKind::GlobalBuffer { address_space: AddressSpace::Constant },
+        Type::Ptr(AddrSpace::Flat) => ArgKind::GlobalBuffer { address_space: AddressSpace::Generic },
+        _ => ArgKind::ByValue,
+    };
+    ExplicitArg { size, align: size, kind, name: None, type_name: None }
+}
+
+/// Which values are read anywhere (by an instruction or as a branch argument).
+fn used_values(func: &Function) -> cranelift_entity::SecondaryMap<Value, bool> {
+    let mut used = cranelift_entity::SecondaryMap::new();
+    for (_, inst) in func.insts_in_layout() {
+        let data = &func.dfg.insts[inst];
+        for &a in data.args() {
+            used[a] = true;
+        }
+        for call in data.block_calls() {
+            for &a in &call.args {
+                used[a] = true;
+            }
+        }
+    }
+    used
+}
+
+/// The geometry values the kernel reads, each once, in order of first appearance.
+fn used_specials(func: &Function) -> Vec<Special> {
+    let mut specials = Vec::new();
+    for (_, inst) in func.insts_in_layout() {
+        if let InstData::Special { value } = func.dfg.insts[inst] {
+            if !specials.contains(&value) {
+                specials.push(value);
+            }
+        }
+    }
+    specials
+}

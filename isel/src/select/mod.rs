@@ -1,0 +1,554 @@
+//! Instruction selection: one IR kernel into MIR for one target, split by topic as ACO's
+//! `instruction_selection/` is: this file holds the driver and the selection context with the
+//! helpers every topic shares (temporaries, operands, vectors, and the VALU and SALU builders
+//! that legalize operands); [`inputs`] the kernel's inputs (`p_startpgm`, kernarg loads, the
+//! geometry values); [`alu`] arithmetic, compares, conversions and pointer arithmetic;
+//! [`memory`] loads and stores; [`control`] the block structure, phis and branches, with the
+//! exec-mask sequences of [`crate::exec_mask`].
+//!
+//! ```text
+//!  Module, FuncId, Target
+//!     │ divergence (crate::divergence)      every value uniform or divergent
+//!     ▼ inputs::prologue                    KernelInputs ─► descriptor ─► InitialState: p_startpgm
+//!     │                                     KernargLayout: s_load of the arguments used
+//!     ▼ control::function_body              blocks in linear order, both CFGs, phis,
+//!     │   ├─ alu / memory                   uniform → SALU/SMEM into SGPRs, divergent → VALU/VMEM
+//!     │   └─ exec_mask                      saveexec / invert / restore around divergent ifs
+//!     ▼
+//!  Selected { mir, inputs, explicit_args, kernarg, lds_bytes }
+//! ```
+//!
+//! Every IR value becomes a [`Val`]: a temporary (an SGPR class when uniform, a VGPR class when
+//! divergent; a divergent `i1` is a lane mask), a constant (folded into its users as an inline
+//! constant or literal, or moved into a register where the operand cannot take it), or, for a
+//! uniform `i1` made by a compare, the scalar compare itself, emitted where its SCC is used so
+//! that no boolean has to live in SCC across other instructions. A uniform `i1` that is not a
+//! compare lives in an SGPR as 0 or 1.
+//!
+//! Each instruction's results and operands are those of its shape in `isa::operands` (assembly
+//! order; `off` for a global access is the absent `saddr`), followed by the implicit ones the
+//! register allocator must see, each fixed to its register: SCC written by SALU operations
+//! (a temporary when it is read, as a compare's or a carry's, else a plain `scc` result), SCC
+//! read by `s_cselect`/`s_addc`, and EXEC of `s_and_saveexec` (see [`crate::hw::implicit`]).
+//! Carries and the lane masks of `_e32` encodings are explicit, fixed to VCC.
+//! [`crate::strip_implicit`] gives the encoder's form.
+
+mod alu;
+mod control;
+mod inputs;
+mod memory;
+
+use crate::divergence::Divergence;
+use crate::error::IselError;
+use crate::hw;
+use cranelift_entity::SecondaryMap;
+use frontend_ir::cfg::ControlFlowGraph;
+use frontend_ir::dominator_tree::{DominatorTree, PostDominatorTree};
+use frontend_ir::loops::{check_reducible, LoopAnalysis};
+use frontend_ir::write::inst_to_string;
+use frontend_ir::{Block, FuncId, Function, Inst, InstData, Module, Type, Value};
+use isa::mir::{self, BlockKind, Def, Operand, OperandKind};
+use isa::opcode::{Family, Format, Opcode};
+use isa::processor::Target;
+use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use runtime_abi::initial_state::KernelInputs;
+use runtime_abi::kernarg::{ExplicitArg, KernargLayout};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+
+/// A selected kernel: its MIR and what the code object needs to know about it.
+#[derive(Clone, Debug)]
+pub struct Selected {
+    /// The MIR, with temporaries; inputs are fixed to their registers in `p_startpgm`.
+    pub mir: mir::Function,
+    /// The inputs the kernel reads, for `runtime_abi::initial_state::enable_inputs`.
+    pub inputs: KernelInputs,
+    /// The explicit arguments as the kernarg layout and the metadata describe them.
+    pub explicit_args: Vec<ExplicitArg>,
+    /// Where the arguments are in the kernarg segment.
+    pub kernarg: KernargLayout,
+    /// Bytes of statically allocated LDS (the kernel's shared slots).
+    pub lds_bytes: u32,
+}
+
+/// Selects `kernel` of `module` for `target`.
+pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Selected, IselError> {
+    let func = &module.functions[kernel];
+    if !func.is_kernel() {
+        return Err(IselError::NotAKernel { func: func.name.clone() });
+    }
+    let target_error =
+        |reason| IselError::Target { target: target.processor().name.to_string(), wave_size: target.wave_size, reason };
+    let family = Family::of(target.generation()).ok_or_else(|| target_error("the generation has no encodings yet"))?;
+    match target.wave_size {
+        64 => {}
+        32 if target.processor().wave32 => {}
+        _ => return Err(target_error("the processor does not run waves of this size")),
+    }
+    let cfg = ControlFlowGraph::new(func);
+    let domtree = DominatorTree::new(func, &cfg);
+    check_reducible(func, &cfg, &domtree)
+        .map_err(|source| IselError::Irreducible { func: func.name.clone(), source })?;
+    let postdom = PostDominatorTree::new(func, &cfg);
+    let loops = LoopAnalysis::new(func, &cfg, &domtree);
+    let div = Divergence::compute(func, &cfg, &postdom, &loops);
+    let mut ctx = Ctx {
+        module,
+        func,
+        target,
+        family,
+        wave: target.wave_size,
+        div,
+        cfg,
+        domtree,
+        postdom,
+        mir: mir::Function::new(func.name.clone(), family, target.wave_size),
+        vals: SecondaryMap::new(),
+        cur: 0,
+        emitted: SecondaryMap::new(),
+        divergent_depth: 0,
+        splits: HashMap::new(),
+        cur_inst: None,
+        specials: Vec::new(),
+    };
+    let (inputs, explicit_args, kernarg) = inputs::prologue(&mut ctx)?;
+    control::function_body(&mut ctx)?;
+    let lds_bytes = inputs::lds_bytes(func);
+    Ok(Selected { mir: ctx.mir, inputs, explicit_args, kernarg, lds_bytes })
+}
+
+/// What an IR value is in MIR.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Val {
+    /// Not selected yet.
+    #[default]
+    None,
+    /// A temporary.
+    Temp(Temp),
+    /// A constant: the bits of an integer, pointer or float, zero-extended.
+    Const(u64),
+    /// A uniform boolean given by a scalar compare (`op args`) not emitted yet.
+    Cmp {
+        /// The `s_cmp_*` opcode.
+        op: Opcode,
+        /// Its operands.
+        args: [Operand; 2],
+    },
+}
+
+/// The state of selecting one kernel.
+pub(crate) struct Ctx<'a> {
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub target: &'a Target,
+    pub family: Family,
+    pub wave: u32,
+    pub div: Divergence,
+    pub cfg: ControlFlowGraph,
+    pub domtree: DominatorTree,
+    pub postdom: PostDominatorTree,
+    pub mir: mir::Function,
+    pub vals: SecondaryMap<Value, Val>,
+    /// The MIR block being filled.
+    pub cur: u32,
+    /// IR blocks already selected (each is selected once).
+    pub emitted: SecondaryMap<Block, bool>,
+    /// How many divergent ifs enclose the code being selected.
+    pub divergent_depth: u32,
+    /// The dwords of a temporary, split in a block: reused there instead of splitting again.
+    splits: HashMap<(Temp, u32), SmallVec<[Temp; 4]>>,
+    /// The IR instruction being selected, for error messages.
+    pub cur_inst: Option<Inst>,
+    /// The values of the geometry, computed in the entry block.
+    pub specials: Vec<(frontend_ir::Special, Val)>,
+}
+
+impl Ctx<'_> {
+    // ---- Errors ----
+
+    /// An error about the instruction being selected.
+    pub fn unsupported(&self, what: impl Into<String>) -> IselError {
+        let inst = self.cur_inst.map_or_else(String::new, |i| inst_to_string(self.module, self.func, i));
+        IselError::Unsupported { func: self.func.name.clone(), inst, what: what.into() }
+    }
+
+    /// An error about a control-flow construct starting at `block`.
+    pub fn control_flow(&self, block: Block, what: impl Into<String>) -> IselError {
+        IselError::ControlFlow { func: self.func.name.clone(), block: block.to_string(), what: what.into() }
+    }
+
+    // ---- Blocks, instructions, temporaries ----
+
+    /// A new empty MIR block after the others, uniform when no divergent if encloses it.
+    pub fn new_block(&mut self) -> u32 {
+        self.mir.blocks.push(mir::Block {
+            kind: BlockKind { loop_header: false, uniform: self.divergent_depth == 0 },
+            ..mir::Block::default()
+        });
+        (self.mir.blocks.len() - 1) as u32
+    }
+
+    /// Appends `inst` to the current block.
+    pub fn emit(&mut self, inst: mir::Inst) {
+        self.mir.blocks[self.cur as usize].insts.push(inst);
+    }
+
+    /// Appends a pseudo-instruction without results or operands.
+    pub fn marker(&mut self, opcode: Opcode) {
+        self.emit(mir::Inst::new(opcode, &[], &[]));
+    }
+
+    /// A new temporary.
+    pub fn temp(&mut self, rc: RegClass) -> Temp {
+        self.mir.new_temp(rc)
+    }
+
+    /// The class of a lane mask.
+    pub fn lm(&self) -> RegClass {
+        RegClass::lane_mask(self.wave)
+    }
+
+    /// EXEC as an operand.
+    pub fn exec(&self) -> Operand {
+        Operand::phys(PhysReg::EXEC, self.lm())
+    }
+
+    /// EXEC as a result.
+    pub fn exec_def(&self) -> Def {
+        Def::phys(PhysReg::EXEC, self.lm())
+    }
+
+    /// SCC written and not read (an instruction's side effect).
+    pub fn scc_clobber() -> Def {
+        Def::phys(PhysReg::SCC, RegClass::S1)
+    }
+
+    // ---- Values ----
+
+    /// The selected form of `v`.
+    pub fn val(&self, v: Value) -> Result<Val, IselError> {
+        match self.vals[v] {
+            Val::None => Err(self.unsupported(format!("{v} used before it is selected"))),
+            val => Ok(val),
+        }
+    }
+
+    /// Binds `v`.
+    pub fn set(&mut self, v: Value, val: Val) {
+        self.vals[v] = val;
+    }
+
+    /// A 32-bit (or narrower, or boolean) value as an operand: its temporary, its constant, or
+    /// a uniform compare made into 0 or 1.
+    pub fn operand(&mut self, v: Value) -> Result<Operand, IselError> {
+        match self.val(v)? {
+            Val::Temp(t) => Ok(Operand::temp(t)),
+            Val::Const(c) => Ok(Operand::constant(c as u32)),
+            cmp @ Val::Cmp { .. } => self.bool_of(cmp),
+            Val::None => unreachable!("val() rejects None"),
+        }
+    }
+
+    /// The two dwords of a 64-bit value, low first.
+    pub fn halves(&mut self, v: Value) -> Result<[Operand; 2], IselError> {
+        match self.val(v)? {
+            Val::Const(c) => Ok([Operand::constant(c as u32), Operand::constant((c >> 32) as u32)]),
+            Val::Temp(t) if t.rc.size == 2 => {
+                let parts = self.split(t);
+                Ok([Operand::temp(parts[0]), Operand::temp(parts[1])])
+            }
+            _ => Err(self.unsupported(format!("{v} as a 64-bit value"))),
+        }
+    }
+
+    /// The dwords of `t`: split in the current block, once.
+    pub fn split(&mut self, t: Temp) -> SmallVec<[Temp; 4]> {
+        if let Some(parts) = self.splits.get(&(t, self.cur)) {
+            return parts.clone();
+        }
+        let rc = RegClass { size: 1, ..t.rc };
+        let parts: SmallVec<[Temp; 4]> = (0..t.rc.size).map(|_| self.temp(rc)).collect();
+        let defs: SmallVec<[Def; 4]> = parts.iter().map(|&p| Def::temp(p)).collect();
+        self.emit(mir::Inst::new(Opcode::PSplitVector, &defs, &[Operand::temp(t)]));
+        self.splits.insert((t, self.cur), parts.clone());
+        parts
+    }
+
+    /// A tuple of class `rc` built from `parts` (remembered as its split in this block).
+    pub fn create_vector(&mut self, rc: RegClass, parts: &[Operand]) -> Temp {
+        let t = self.temp(rc);
+        self.emit(mir::Inst::new(Opcode::PCreateVector, &[Def::temp(t)], parts));
+        let dwords: SmallVec<[Temp; 4]> = parts.iter().filter_map(|p| p.temp_of().filter(|t| t.rc.size == 1)).collect();
+        if dwords.len() == rc.size as usize && dwords.iter().all(|d| d.rc.ty == rc.ty) {
+            self.splits.insert((t, self.cur), dwords);
+        }
+        t
+    }
+
+    /// `op` in VGPRs of `size` dwords: itself if it is there, else a copy.
+    pub fn in_vgpr(&mut self, op: Operand, size: u8) -> Result<Temp, IselError> {
+        match op.kind {
+            OperandKind::Temp(t) if t.rc.ty == RegType::Vgpr => Ok(t),
+            OperandKind::Temp(t) => {
+                let v = self.temp(RegClass::vgpr(t.rc.size));
+                self.emit(mir::Inst::new(Opcode::PParallelCopy, &[Def::temp(v)], &[op]));
+                Ok(v)
+            }
+            OperandKind::Const(c) if size == 1 => {
+                let v = self.temp(RegClass::V1);
+                self.emit(mir::Inst::new(Opcode::VMovB32, &[Def::temp(v)], &[Operand::constant(c)]));
+                Ok(v)
+            }
+            _ => Err(self.unsupported("this operand in VGPRs")),
+        }
+    }
+
+    /// A 64-bit constant in VGPRs or SGPRs.
+    pub fn wide_const(&mut self, c: u64, ty: RegType) -> Temp {
+        let sext32 = c as u32 as i32 as i64 as u64 == c;
+        if ty == RegType::Sgpr && sext32 {
+            let t = self.temp(RegClass::S2);
+            self.emit(mir::Inst::new(Opcode::SMovB64, &[Def::temp(t)], &[Operand::constant(c as u32)]));
+            return t;
+        }
+        let (mov, rc) =
+            if ty == RegType::Sgpr { (Opcode::SMovB32, RegClass::S1) } else { (Opcode::VMovB32, RegClass::V1) };
+        let parts: SmallVec<[Operand; 2]> = [c as u32, (c >> 32) as u32]
+            .into_iter()
+            .map(|half| {
+                let t = self.temp(rc);
+                self.emit(mir::Inst::new(mov, &[Def::temp(t)], &[Operand::constant(half)]));
+                Operand::temp(t)
+            })
+            .collect();
+        self.create_vector(RegClass { size: 2, ..rc }, &parts)
+    }
+
+    /// A value as a temporary of class `rc` (a phi operand, a store's data): converted,
+    /// copied or materialized in the current block as needed.
+    pub fn as_class(&mut self, val: Val, rc: RegClass) -> Result<Temp, IselError> {
+        match val {
+            Val::Temp(t) if t.rc == rc => Ok(t),
+            Val::Temp(t) if t.rc.size == rc.size && rc.ty == RegType::Vgpr => self.in_vgpr(Operand::temp(t), rc.size),
+            Val::Const(c) if rc.size == 2 => Ok(self.wide_const(c, rc.ty)),
+            Val::Const(c) if rc.ty == RegType::Vgpr => self.in_vgpr(Operand::constant(c as u32), 1),
+            Val::Const(c) => {
+                let t = self.temp(rc);
+                self.emit(mir::Inst::new(Opcode::SMovB32, &[Def::temp(t)], &[Operand::constant(c as u32)]));
+                Ok(t)
+            }
+            cmp @ Val::Cmp { .. } if rc == RegClass::S1 => {
+                let b = self.bool_of(cmp)?;
+                self.as_class(Val::Temp(b.temp_of().expect("bool_of gives a temporary for a compare")), rc)
+            }
+            _ => Err(self.unsupported(format!("a value of {val:?} where class {rc} is needed"))),
+        }
+    }
+
+    // ---- Booleans ----
+
+    /// A uniform boolean as SCC: the compare emitted here, or `b != 0` for one in an SGPR.
+    pub fn scc_of(&mut self, v: Value) -> Result<Temp, IselError> {
+        let (op, args) = match self.val(v)? {
+            Val::Cmp { op, args } => (op, args),
+            Val::Temp(t) if t.rc == RegClass::S1 => (Opcode::SCmpLgU32, [Operand::temp(t), Operand::constant(0)]),
+            Val::Const(c) => (Opcode::SCmpLgU32, [Operand::constant(c as u32), Operand::constant(0)]),
+            _ => return Err(self.unsupported(format!("{v} as a scalar condition"))),
+        };
+        let scc = self.temp(RegClass::S1);
+        self.salu(op, &[Def::fixed(scc, PhysReg::SCC)], &args);
+        Ok(scc)
+    }
+
+    /// A uniform compare as 0 or 1 in an SGPR.
+    fn bool_of(&mut self, cmp: Val) -> Result<Operand, IselError> {
+        let Val::Cmp { op, args } = cmp else { unreachable!("only compares are deferred") };
+        let scc = self.temp(RegClass::S1);
+        self.salu(op, &[Def::fixed(scc, PhysReg::SCC)], &args);
+        let b = self.temp(RegClass::S1);
+        self.emit(mir::Inst::new(
+            Opcode::SCselectB32,
+            &[Def::temp(b)],
+            &[Operand::constant(1), Operand::constant(0), Operand::fixed(scc, PhysReg::SCC)],
+        ));
+        Ok(Operand::temp(b))
+    }
+
+    /// A boolean as a lane mask: a divergent one is one already; a uniform one becomes all
+    /// lanes or none.
+    pub fn lane_mask_of(&mut self, v: Value) -> Result<Temp, IselError> {
+        if let Val::Temp(t) = self.val(v)? {
+            if self.div.is_divergent(v) && t.rc == self.lm() {
+                return Ok(t);
+            }
+        }
+        let scc = self.scc_of(v)?;
+        let (opcode, m) = if self.wave == 64 {
+            (Opcode::SCselectB64, self.temp(RegClass::S2))
+        } else {
+            (Opcode::SCselectB32, self.temp(RegClass::S1))
+        };
+        self.emit(mir::Inst::new(
+            opcode,
+            &[Def::temp(m)],
+            &[Operand::constant(u32::MAX), Operand::constant(0), Operand::fixed(scc, PhysReg::SCC)],
+        ));
+        Ok(m)
+    }
+
+    // ---- Builders ----
+
+    /// Emits a VALU instruction, legalizing its sources: a VGPR goes into the second source of
+    /// a VOP2/VOPC (commuting the operation if it can, else using VOP3); scalar sources beyond
+    /// the constant bus, and literals in GFX9's VOP3, are moved into VGPRs first. The VOP3
+    /// form is chosen only where the e32 form cannot express the instruction.
+    pub fn valu(&mut self, opcode: Opcode, defs: &[Def], srcs: &[Operand]) {
+        let family = self.family;
+        let mut opcode = opcode;
+        let mut ops: SmallVec<[Operand; 4]> = SmallVec::from_slice(srcs);
+        let format = opcode.format(family);
+        if ops.len() >= 2 && !is_vgpr(&ops[1]) && is_vgpr(&ops[0]) {
+            if let Some(c) = hw::commuted(opcode) {
+                ops.swap(0, 1);
+                opcode = c;
+            }
+        }
+        loop {
+            let vop3 = hw::needs_vop3(opcode, family, defs, &ops);
+            let mut scalars: SmallVec<[OperandKind; 4]> = SmallVec::new();
+            let mut literal = None;
+            for (i, op) in ops.iter().enumerate() {
+                if is_scalar(op, opcode, family, i) && !scalars.contains(&op.kind) {
+                    scalars.push(op.kind);
+                }
+                if matches!(op.kind, OperandKind::Const(_)) && is_scalar(op, opcode, family, i) {
+                    literal = literal.or(Some(i));
+                }
+            }
+            let literal_illegal = vop3 && literal.is_some() && !hw::vop3_literal(family);
+            if scalars.len() <= hw::constant_bus_limit(family, opcode) && !literal_illegal {
+                let mut inst = mir::Inst::new(opcode, defs, &ops);
+                inst.vop3 = vop3 && matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc);
+                self.emit(inst);
+                return;
+            }
+            // Move one scalar source (never the lane mask) into a VGPR: the literal first.
+            let mask = hw::mask_operand(opcode, family);
+            let pick = literal
+                .filter(|_| literal_illegal)
+                .or_else(|| (0..ops.len()).rev().find(|&i| Some(i) != mask && is_scalar(&ops[i], opcode, family, i)));
+            let copied = pick.and_then(|i| {
+                let size = ops[i].rc().map_or(1, |rc| rc.size);
+                self.in_vgpr(ops[i], size).ok().map(|t| (i, t))
+            });
+            let Some((i, t)) = copied else {
+                // Nothing movable: emit as is, for the verifier to report.
+                self.emit(mir::Inst::new(opcode, defs, &ops));
+                return;
+            };
+            ops[i] = Operand::temp(t);
+        }
+    }
+
+    /// Emits a SALU instruction, moving all but one distinct literal into SGPRs.
+    pub fn salu(&mut self, opcode: Opcode, defs: &[Def], srcs: &[Operand]) {
+        let mut ops: SmallVec<[Operand; 4]> = SmallVec::from_slice(srcs);
+        let mut literal: Option<u32> = None;
+        for i in 0..ops.len() {
+            if let OperandKind::Const(v) = ops[i].kind {
+                if hw::is_inline(opcode, self.family, i, v) || literal == Some(v) {
+                    continue;
+                }
+                if literal.is_none() {
+                    literal = Some(v);
+                    continue;
+                }
+                let t = self.temp(RegClass::S1);
+                self.emit(mir::Inst::new(Opcode::SMovB32, &[Def::temp(t)], &[ops[i]]));
+                ops[i] = Operand::temp(t);
+            }
+        }
+        self.emit(mir::Inst::new(opcode, defs, &ops));
+    }
+
+    /// A VALU result that is uniform, back in an SGPR (one `v_readfirstlane_b32` per dword).
+    pub fn readfirstlane(&mut self, v: Temp) -> Temp {
+        let s = self.temp(RegClass::sgpr(v.rc.size));
+        if v.rc.size == 1 {
+            self.emit(mir::Inst::new(Opcode::VReadfirstlaneB32, &[Def::temp(s)], &[Operand::temp(v)]));
+            return s;
+        }
+        let parts = self.split(v);
+        let scalars: SmallVec<[Operand; 4]> = parts.iter().map(|&p| Operand::temp(self.readfirstlane(p))).collect();
+        self.create_vector(s.rc, &scalars)
+    }
+
+    // ---- Instructions ----
+
+    /// Selects the non-terminator instructions of `block` into the current MIR block.
+    pub fn select_body(&mut self, block: Block) -> Result<(), IselError> {
+        let func = self.func;
+        for &inst in &func.dfg.blocks[block].insts {
+            let data = &func.dfg.insts[inst];
+            if data.is_terminator() {
+                break;
+            }
+            self.cur_inst = Some(inst);
+            let result = func.dfg.inst_result(inst);
+            match data {
+                InstData::IntConst { ty, imm } => {
+                    self.set(result.expect("constants have results"), Val::Const(imm & ty.mask()))
+                }
+                InstData::FloatConst { bits, .. } => {
+                    self.set(result.expect("constants have results"), Val::Const(*bits))
+                }
+                InstData::Special { value } => {
+                    inputs::special(self, *value, result.expect("geometry values have results"))?
+                }
+                InstData::Load { .. } | InstData::Store { .. } => memory::select(self, data, result)?,
+                InstData::Unary { .. }
+                | InstData::Binary { .. }
+                | InstData::Fma { .. }
+                | InstData::Select { .. }
+                | InstData::Icmp { .. }
+                | InstData::Fcmp { .. }
+                | InstData::Convert { .. }
+                | InstData::PtrAdd { .. } => alu::select(self, data, result.expect("arithmetic has results"))?,
+                _ => {
+                    let text = inst_to_string(self.module, func, inst);
+                    let name = text.split(" = ").last().and_then(|t| t.split([' ', '.']).next()).unwrap_or("");
+                    return Err(self.unsupported(format!("`{name}` (no selection yet)")));
+                }
+            }
+        }
+        self.cur_inst = None;
+        Ok(())
+    }
+}
+
+/// The register class of a value of type `ty`: SGPRs when uniform, VGPRs when divergent, and a
+/// lane mask for a divergent boolean. `None` for sub-dword types, which are not selected yet.
+pub(crate) fn class_for(ty: Type, divergent: bool, wave: u32) -> Option<RegClass> {
+    let size = match ty {
+        Type::I1 if divergent => return Some(RegClass::lane_mask(wave)),
+        Type::I1 => 1,
+        _ => match ty.bits() {
+            32 => 1,
+            64 => 2,
+            _ => return None,
+        },
+    };
+    Some(if divergent { RegClass::vgpr(size) } else { RegClass::sgpr(size) })
+}
+
+fn is_vgpr(op: &Operand) -> bool {
+    op.rc().is_some_and(|rc| rc.ty == RegType::Vgpr)
+}
+
+/// Whether source `i` of `opcode` takes a constant-bus slot: an SGPR or a literal.
+fn is_scalar(op: &Operand, opcode: Opcode, family: Family, i: usize) -> bool {
+    match op.kind {
+        OperandKind::Const(v) => !hw::is_inline(opcode, family, i, v),
+        _ => op.rc().is_some_and(|rc| rc.is_sgpr()),
+    }
+}

@@ -70,8 +70,21 @@ pub struct TargetOpts {
     pub tgsplit: bool,
 }
 
-#[allow(dead_code)] // read by the target code that later issues add
 impl TargetOpts {
+    /// The target these flags describe: the target ID of `-mcpu` (processor facts from isa's
+    /// table), wave64 for `-mwavefrontsize64` or a processor without wave32, CU mode and
+    /// threadgroup split as given.
+    pub fn target(&self) -> Result<gcnc::Target> {
+        let id = gcnc::TargetId::parse(self.mcpu()).with_context(|| format!("-mcpu={}", self.mcpu()))?;
+        let mut target = gcnc::Target::new(id);
+        if self.wavefrontsize64 {
+            target.wave_size = 64;
+        }
+        target.cumode = self.cumode().unwrap_or(false);
+        target.tgsplit = self.tgsplit;
+        Ok(target)
+    }
+
     /// The target ID, or [`DEFAULT_MCPU`].
     pub fn mcpu(&self) -> &str {
         self.mcpu.as_deref().unwrap_or(DEFAULT_MCPU)
@@ -146,7 +159,6 @@ pub struct CompileOpts {
     pub stats: bool,
 }
 
-#[allow(dead_code)] // read by the compiler driver that later issues add
 impl CompileOpts {
     /// What to write, from `-c`, `-S` and `--emit` (clap has already rejected combinations).
     pub fn emit_kind(&self) -> EmitKind {
@@ -335,7 +347,7 @@ fn rewrite_clang_spelling(text: &str) -> Option<String> {
 /// Runs a parsed command line.
 pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Compile(_) => not_implemented("`gcnc compile`"),
+        Command::Compile(opts) => crate::compile_cmd::run(&opts),
         Command::Run(opts) => run(&opts),
         Command::Check(_) => not_implemented("`gcnc check`"),
         Command::Disasm(_) => not_implemented("`gcnc disasm`"),
@@ -362,7 +374,10 @@ fn run(opts: &RunOpts) -> Result<()> {
     }
     match opts.device {
         Device::Interp => run_interp(opts),
-        Device::Emu => not_implemented("`gcnc run --device emu` (the emulator)"),
+        Device::Emu => {
+            let params = crate::run_emu::run(opts)?;
+            write_outputs(opts, &params)
+        }
         Device::Gpu => not_implemented("`gcnc run --device gpu` (running on a GPU)"),
     }
 }
@@ -396,12 +411,6 @@ pub fn split_lds(args: &[ArgSpec]) -> (Vec<&ArgSpec>, u32) {
     (params, bytes)
 }
 
-/// Whether a processor of the target ID runs wave64 only (the gfx9 family). This fact moves
-/// into `isa`'s processor table when that exists.
-pub fn is_wave64_only(target_id: &str) -> bool {
-    let processor = target_id.split(':').next().unwrap_or_default();
-    processor.strip_prefix("gfx").is_some_and(|n| n.len() == 3 && n.starts_with('9'))
-}
 
 /// After a run: writes each `--dump` file and prints each `--print` buffer to stdout (each
 /// under a `parameter I (TYPE[N]):` line). `params[i]` holds parameter `i`'s bytes after the
@@ -424,7 +433,7 @@ fn write_outputs(opts: &RunOpts, params: &[Vec<u8>]) -> Result<()> {
 
 /// Writes `bytes` to `path` whole or not at all: into a temporary file beside it, then renamed
 /// over it.
-fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let Some(name) = path.file_name().filter(|_| !path.as_os_str().to_string_lossy().ends_with('/')) else {
         bail!("cannot write '{}': not a file name", path.display());
     };

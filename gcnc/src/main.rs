@@ -2,7 +2,10 @@
 //! 1 on a user error (`error: ...` on stderr), 2 on a usage error (reported by clap).
 
 mod cli;
+mod compile_cmd;
+mod run_emu;
 mod run_interp;
+mod source;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -3,15 +3,14 @@
 
 use anyhow::{bail, Context, Result};
 use gcnc::ir::interp::{run_kernel, GlobalMemory, Launch, Options};
-use gcnc::ir::parser::parse_module;
 use gcnc::ir::{FuncId, Module, Type};
 use gcnc::launch::{ArgSpec, ScalarType};
 
-use crate::cli::{Reported, RunOpts};
+use crate::cli::RunOpts;
 
 /// Runs the kernel and returns each kernel parameter's bytes after the run (empty for scalars).
 pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
-    let module = load(opts)?;
+    let module = crate::source::load_module(&opts.input)?;
     let kernel = pick_kernel(&module, opts.kernel.as_deref())?;
     let func = &module.functions[kernel];
     let (specs, dyn_shared_bytes) = crate::cli::split_lds(&opts.args);
@@ -41,7 +40,7 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
             buffers.push(None);
         }
     }
-    let wave_size = if opts.target.wavefrontsize64 || crate::cli::is_wave64_only(opts.target.mcpu()) { 64 } else { 32 };
+    let wave_size = opts.target.target()?.wave_size;
     let launch = Launch { grid: opts.grid, block: opts.block, wave_size, dyn_shared_bytes };
     run_kernel(&module, kernel, &launch, &args, &mut memory, &Options::default())
         .with_context(|| format!("running @{} on the reference interpreter", func.name))?;
@@ -51,28 +50,8 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
         .collect())
 }
 
-/// Reads and parses the input; a parse error is printed with its source line and caret.
-fn load(opts: &RunOpts) -> Result<Module> {
-    let path = &opts.input;
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("gir") => {}
-        Some("gk") => {
-            bail!("'{}': the kernel language (.gk) is not implemented yet (see ARCHITECTURE.md)", path.display())
-        }
-        _ => bail!(
-            "'{}': the reference interpreter runs textual IR (.gir) or kernel-language (.gk) files",
-            path.display()
-        ),
-    }
-    let src = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
-    parse_module(&src).map_err(|e| {
-        eprint!("{}", e.render(&src, &path.display().to_string()));
-        Reported.into()
-    })
-}
-
 /// The kernel named by `--kernel`, or the module's only kernel.
-fn pick_kernel(module: &Module, name: Option<&str>) -> Result<FuncId> {
+pub fn pick_kernel(module: &Module, name: Option<&str>) -> Result<FuncId> {
     let kernels: Vec<(FuncId, &str)> = module.kernels().map(|(id, f)| (id, f.name.as_str())).collect();
     let names = || kernels.iter().map(|(_, n)| format!("@{n}")).collect::<Vec<_>>().join(", ");
     match name {
@@ -90,7 +69,7 @@ fn pick_kernel(module: &Module, name: Option<&str>) -> Result<FuncId> {
 
 /// A scalar argument's bits for a parameter of IR type `ty`. IR integers carry no sign, so an
 /// `i32` parameter takes `i32` or `u32` values (an untyped value may be either).
-fn scalar_bits(spec: &ArgSpec, ty: Type) -> Result<u64> {
+pub fn scalar_bits(spec: &ArgSpec, ty: Type) -> Result<u64> {
     let candidates: &[ScalarType] = match ty {
         Type::I32 => &[ScalarType::I32, ScalarType::U32],
         Type::I64 => &[ScalarType::I64, ScalarType::U64],

@@ -57,6 +57,7 @@ pub enum AllocError {
 pub fn allocate(func: &mut Function, proc: &Processor) -> Result<Allocation, AllocError> {
     let mut alloc = trivial::assign(func, proc)?;
     ssa_elim::eliminate_phis(func);
+    ssa_elim::lower_vectors(func)?;
     ssa_elim::lower_parallel_copies(func, &mut alloc, proc)?;
     Ok(alloc)
 }

@@ -69,6 +69,43 @@ pub fn eliminate_phis(func: &mut Function) {
     }
 }
 
+/// Rewrites `p_split_vector` and `p_create_vector` as parallel copies between the tuple's
+/// registers and its parts' (after assignment, when the registers are known).
+pub fn lower_vectors(func: &mut Function) -> Result<(), AllocError> {
+    for block in &mut func.blocks {
+        for inst in block.insts.iter_mut() {
+            let (split, tuple) = match inst.opcode {
+                Opcode::PSplitVector => (true, inst.ops.first().copied()),
+                Opcode::PCreateVector => (false, None),
+                _ => continue,
+            };
+            let mut copy = Inst::new(Opcode::PParallelCopy, &[], &[]);
+            let mut offset = 0u16;
+            if split {
+                let tuple = tuple.ok_or(AllocError::Unassigned)?;
+                let base = tuple.reg.ok_or(AllocError::Unassigned)?;
+                for d in &inst.defs {
+                    copy.defs.push(*d);
+                    copy.ops.push(Operand::phys(base.advance(offset), d.rc));
+                    offset += d.rc.size as u16;
+                }
+            } else {
+                let whole = inst.defs[0];
+                let base = whole.reg.ok_or(AllocError::Unassigned)?;
+                for op in &inst.ops {
+                    let size = op.rc().map_or(1, |rc| rc.size);
+                    let rc = RegClass { size, ..whole.rc };
+                    copy.defs.push(Def::phys(base.advance(offset), rc));
+                    copy.ops.push(*op);
+                    offset += size as u16;
+                }
+            }
+            *inst = copy;
+        }
+    }
+    Ok(())
+}
+
 /// One 32-bit piece of a copy: destination register and source.
 fn dword_copies(def: &Def, op: &Operand) -> Result<Vec<(PhysReg, Source)>, AllocError> {
     let dst = def.reg.ok_or(AllocError::Unassigned)?;

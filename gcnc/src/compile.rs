@@ -1,0 +1,171 @@
+//! The compiler as a library call: `compile(&Module, &Target, &Options)` runs every stage in
+//! order (verify, select, allocate, wait, assemble, descriptor and metadata) for each kernel
+//! of a module, and returns the code object in the form the caller asks for.
+
+use frontend_ir::verifier::{verify_module, VerifierErrors};
+use frontend_ir::Module;
+use isa::processor::Target;
+use runtime_abi::descriptor::{set_register_counts, KernelDescriptor, RegisterUse};
+use runtime_abi::elf::{CodeObject, KernelCode};
+use runtime_abi::initial_state::enable_inputs;
+use runtime_abi::kernarg::CodeObjectVersion;
+use runtime_abi::metadata;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// How to compile.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The code-object version to write (V5 by default, as clang-19).
+    pub code_object_version: CodeObjectVersion,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { code_object_version: CodeObjectVersion::V5 }
+    }
+}
+
+/// Why compilation failed.
+#[derive(Debug, Error)]
+pub enum CompileError {
+    /// The module is not valid IR.
+    #[error("the module is not valid IR:\n{0}")]
+    Verify(VerifierErrors),
+    /// The module has no kernel.
+    #[error("the module has no kernel")]
+    NoKernel,
+    /// Instruction selection failed.
+    #[error("@{kernel}: {source}")]
+    Select {
+        /// The kernel.
+        kernel: String,
+        /// Why.
+        source: isel::IselError,
+    },
+    /// Register allocation failed.
+    #[error("@{kernel}: {source}")]
+    Allocate {
+        /// The kernel.
+        kernel: String,
+        /// Why.
+        source: regalloc::AllocError,
+    },
+    /// Assembly failed (an internal error of an earlier stage).
+    #[error("@{kernel}: {source}")]
+    Emit {
+        /// The kernel.
+        kernel: String,
+        /// Why.
+        source: emit::EmitError,
+    },
+}
+
+/// What compiling one kernel produced, besides its code.
+#[derive(Clone, Debug)]
+pub struct KernelStats {
+    /// The kernel's name.
+    pub name: String,
+    /// Instructions in the final code.
+    pub instructions: usize,
+    /// Bytes of code.
+    pub bytes: usize,
+    /// SGPRs the kernel uses (VCC and other extras excluded).
+    pub sgprs: u16,
+    /// VGPRs the kernel uses.
+    pub vgprs: u16,
+    /// `s_waitcnt` instructions inserted.
+    pub waits: u32,
+    /// Time spent in each stage, in pipeline order.
+    pub pass_times: Vec<(&'static str, Duration)>,
+}
+
+/// The result of compiling a module.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The code object, ready for `runtime_abi`'s writers.
+    pub object: CodeObject,
+    /// Assembly text of each kernel, in order.
+    pub asm: Vec<(String, String)>,
+    /// The final MIR of each kernel, as text.
+    pub mir: Vec<(String, String)>,
+    /// Per-kernel statistics.
+    pub stats: Vec<KernelStats>,
+}
+
+impl Compiled {
+    /// A relocatable object (ET_REL, `.o`).
+    pub fn relocatable(&self) -> Vec<u8> {
+        runtime_abi::elf::write_relocatable(&self.object)
+    }
+
+    /// A linked, loadable code object (ET_DYN, `.hsaco`).
+    pub fn shared(&self) -> Vec<u8> {
+        runtime_abi::elf::write_shared(&self.object)
+    }
+}
+
+/// Compiles every kernel of `module` for `target`.
+pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Compiled, CompileError> {
+    verify_module(module).map_err(CompileError::Verify)?;
+    let proc = target.processor();
+    let mut compiled =
+        Compiled { object: CodeObject { target: target.id, version: options.code_object_version, kernels: Vec::new() }, asm: Vec::new(), mir: Vec::new(), stats: Vec::new() };
+    for (id, func) in module.kernels() {
+        let kernel = func.name.clone();
+        let mut times = Vec::new();
+        let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
+        let t = Instant::now();
+        let sel = isel::select(module, id, target).map_err(|source| CompileError::Select { kernel: kernel.clone(), source })?;
+        timed("isel", t);
+        let mut mir = sel.mir;
+        let t = Instant::now();
+        let alloc = regalloc::allocate(&mut mir, proc).map_err(|source| CompileError::Allocate { kernel: kernel.clone(), source })?;
+        isel::strip_implicit(&mut mir);
+        timed("regalloc", t);
+        let t = Instant::now();
+        let waits = sched::waitcnt::insert_waits(&mut mir);
+        timed("waitcnt", t);
+        let t = Instant::now();
+        let assembled = emit::assemble::assemble(&mir).map_err(|source| CompileError::Emit { kernel: kernel.clone(), source })?;
+        timed("assemble", t);
+
+        let mut descriptor = KernelDescriptor::new(proc);
+        enable_inputs(&mut descriptor, proc, &sel.inputs, target.wave_size);
+        let regs = RegisterUse {
+            vgprs: alloc.vgprs,
+            agprs: 0,
+            sgprs: alloc.sgprs,
+            uses_vcc: alloc.uses_vcc,
+            wave_size: target.wave_size,
+        };
+        set_register_counts(&mut descriptor, proc, &regs);
+        descriptor.group_segment_fixed_size = sel.lds_bytes;
+        descriptor.kernarg_size = sel.kernarg.size;
+        let meta = metadata::Kernel::new(
+            &kernel,
+            options.code_object_version,
+            proc,
+            &descriptor,
+            &sel.explicit_args,
+            &sel.kernarg,
+            &regs,
+        );
+        compiled.stats.push(KernelStats {
+            name: kernel.clone(),
+            instructions: assembled.inst_count,
+            bytes: assembled.code.len(),
+            sgprs: alloc.sgprs,
+            vgprs: alloc.vgprs,
+            waits: waits.waits,
+            pass_times: times,
+        });
+        compiled.mir.push((kernel.clone(), mir.to_string()));
+        compiled.asm.push((kernel.clone(), assembled.asm));
+        compiled.object.kernels.push(KernelCode { name: kernel, code: assembled.code, descriptor, metadata: meta });
+    }
+    if compiled.object.kernels.is_empty() {
+        return Err(CompileError::NoKernel);
+    }
+    Ok(compiled)
+}

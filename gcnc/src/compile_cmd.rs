@@ -1,0 +1,60 @@
+//! `gcnc compile`: reads a module, compiles it for the target of the command line, and writes
+//! what `-c`, `-S` or `--emit` ask for (a linked code object by default), whole or not at all.
+
+use anyhow::{Context, Result};
+use gcnc::compile::{compile, Options};
+use crate::cli::write_file_atomically;
+use runtime_abi::kernarg::CodeObjectVersion;
+use std::path::PathBuf;
+
+use crate::cli::{CompileOpts, EmitKind};
+
+/// The default output path: the input with the extension of what is written.
+fn default_output(opts: &CompileOpts, kind: EmitKind) -> PathBuf {
+    let ext = match kind {
+        EmitKind::Hsaco => "hsaco",
+        EmitKind::Obj => "o",
+        EmitKind::Asm => "s",
+        EmitKind::Ir => "ir.gir",
+        EmitKind::Mir => "mir",
+    };
+    opts.input.with_extension(ext)
+}
+
+/// Runs `gcnc compile`.
+pub fn run(opts: &CompileOpts) -> Result<()> {
+    let module = crate::source::load_module(&opts.input)?;
+    let kind = opts.emit_kind();
+    let output = opts.output.clone().unwrap_or_else(|| default_output(opts, kind));
+    if kind == EmitKind::Ir {
+        return write_file_atomically(&output, module.to_string().as_bytes());
+    }
+    let target = opts.target.target()?;
+    let version = match opts.code_object_version {
+        4 => CodeObjectVersion::V4,
+        6 => CodeObjectVersion::V6,
+        _ => CodeObjectVersion::V5,
+    };
+    let compiled = compile(&module, &target, &Options { code_object_version: version })
+        .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
+    let bytes = match kind {
+        EmitKind::Hsaco => compiled.shared(),
+        EmitKind::Obj => compiled.relocatable(),
+        EmitKind::Asm => compiled.asm.iter().map(|(name, text)| format!("{name}:\n{text}")).collect::<String>().into_bytes(),
+        EmitKind::Mir => compiled.mir.iter().map(|(_, text)| text.as_str()).collect::<String>().into_bytes(),
+        EmitKind::Ir => unreachable!("handled above"),
+    };
+    write_file_atomically(&output, &bytes)?;
+    if opts.stats {
+        for s in &compiled.stats {
+            eprintln!(
+                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waits",
+                s.name, s.instructions, s.bytes, s.sgprs, s.vgprs, s.waits
+            );
+            for (pass, time) in &s.pass_times {
+                eprintln!("  {pass:<10} {:>9.3} ms", time.as_secs_f64() * 1e3);
+            }
+        }
+    }
+    Ok(())
+}

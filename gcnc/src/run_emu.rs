@@ -1,0 +1,122 @@
+//! `gcnc run --device emu`: runs a kernel on the built-in emulator. A `.gir` input is compiled
+//! for the command line's target first; a code object (`.o` or `.hsaco`, ours or anyone's) is
+//! loaded as it is. Scalars take their type from the IR signature, or for a code object from
+//! the `TYPE:` of the argument or the metadata's `.type_name`.
+
+use anyhow::{bail, Context, Result};
+use gcnc::compile::{compile, Options};
+use gcnc::ir::Module;
+use gcnc::launch::{ArgSpec, ScalarType};
+use runtime_abi::metadata::{Arg, ValueKind};
+
+use crate::cli::{split_lds, RunOpts};
+
+/// What the kernel's explicit arguments are, whichever the input was.
+enum Signature<'a> {
+    /// From the IR.
+    Ir(&'a Module, gcnc::ir::FuncId),
+    /// From the code object's metadata.
+    Metadata(Vec<Arg>),
+}
+
+/// Runs the kernel on the emulator and returns each parameter's bytes after the run (empty
+/// for scalars).
+pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
+    let path = &opts.input;
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    let target = opts.target.target()?;
+    let module;
+    let (bytes, signature, name) = if ext == "gir" || ext == "gk" {
+        module = crate::source::load_module(path)?;
+        let kernel = crate::run_interp::pick_kernel(&module, opts.kernel.as_deref())?;
+        let compiled = compile(&module, &target, &Options::default())
+            .with_context(|| format!("compiling '{}' for {}", path.display(), target.id))?;
+        let name = module.functions[kernel].name.clone();
+        (compiled.shared(), Signature::Ir(&module, kernel), name)
+    } else {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+        let program = emu::load(&bytes).with_context(|| format!("loading '{}'", path.display()))?;
+        let names: Vec<&str> = program.kernels().iter().map(|k| k.name()).collect();
+        let name = match (opts.kernel.as_deref(), names.as_slice()) {
+            (Some(n), _) if names.contains(&n) => n.to_string(),
+            (Some(n), _) => bail!("no kernel named {n} in '{}'; it has {}", path.display(), names.join(", ")),
+            (None, [only]) => only.to_string(),
+            (None, _) => bail!("'{}' has several kernels ({}); choose one with --kernel NAME", path.display(), names.join(", ")),
+        };
+        let args = program.kernel(&name).map(|k| k.explicit_args().into_iter().cloned().collect()).unwrap_or_default();
+        (bytes, Signature::Metadata(args), name)
+    };
+    let program = emu::load(&bytes).with_context(|| format!("loading the code object of '{}'", path.display()))?;
+    let (specs, dyn_shared_bytes) = split_lds(&opts.args);
+    let count = match &signature {
+        Signature::Ir(m, k) => m.functions[*k].signature.params.len(),
+        Signature::Metadata(args) => args.len(),
+    };
+    if specs.len() != count {
+        bail!("{name} takes {count} parameter(s), the launch gives {} --arg", specs.len());
+    }
+    let mut device = emu::Device::new();
+    let mut args = Vec::with_capacity(count);
+    let mut buffers = Vec::with_capacity(count);
+    for (index, spec) in specs.iter().enumerate() {
+        let context = || format!("parameter {index} of {name}");
+        let is_pointer = match &signature {
+            Signature::Ir(m, k) => m.functions[*k].signature.params[index].is_ptr(),
+            Signature::Metadata(a) => a[index].value_kind == ValueKind::GlobalBuffer,
+        };
+        if is_pointer {
+            if !spec.is_buffer() {
+                bail!("{}: a pointer parameter needs a buffer, TYPE[N]:INIT, not '{spec}'", context());
+            }
+            let addr = device.alloc(spec.materialize().with_context(context)?);
+            args.push(emu::ArgValue::ptr(addr));
+            buffers.push(Some(addr));
+            continue;
+        }
+        let value = match &signature {
+            Signature::Ir(m, k) => {
+                let ty = m.functions[*k].signature.params[index];
+                let bits = crate::run_interp::scalar_bits(spec, ty).with_context(context)?;
+                let size = ty.bytes().unwrap_or(4) as usize;
+                emu::ArgValue { bytes: bits.to_le_bytes()[..size].to_vec() }
+            }
+            Signature::Metadata(a) => metadata_scalar(spec, &a[index]).with_context(context)?,
+        };
+        args.push(value);
+        buffers.push(None);
+    }
+    let launch = emu::Launch { grid: opts.grid, block: opts.block, dyn_shared_bytes };
+    let options = emu::Options { wave_size: Some(target_wave(&program, &name, &target)), ..emu::Options::default() };
+    emu::dispatch(&mut device, &program, &name, &launch, &args, &options)
+        .with_context(|| format!("running {name} on the emulator"))?;
+    Ok(buffers.into_iter().map(|b| b.and_then(|a| device.buffer(a)).map(<[u8]>::to_vec).unwrap_or_default()).collect())
+}
+
+/// The wave size to run with: the descriptor's (the ELF does not record it otherwise).
+fn target_wave(program: &emu::Program, name: &str, target: &gcnc::Target) -> u32 {
+    program.kernel(name).map_or(target.wave_size, |k| k.wave_size())
+}
+
+/// A by-value argument of a code object: typed by the spec, or by the metadata's
+/// `.type_name` when it names a C scalar type; its size must match the metadata's.
+fn metadata_scalar(spec: &ArgSpec, arg: &Arg) -> Result<emu::ArgValue> {
+    let from_metadata = match arg.type_name.as_deref().map(|t| t.trim_end_matches('*').trim()) {
+        Some("float") => Some(ScalarType::F32),
+        Some("double") => Some(ScalarType::F64),
+        Some("half") => Some(ScalarType::F16),
+        Some("int") => Some(ScalarType::I32),
+        Some("uint" | "unsigned int") => Some(ScalarType::U32),
+        Some("long") => Some(ScalarType::I64),
+        Some("ulong" | "unsigned long") => Some(ScalarType::U64),
+        _ => None,
+    };
+    let declared = match spec {
+        ArgSpec::Scalar { ty: Some(t), .. } => Some(*t),
+        _ => from_metadata,
+    };
+    let (ty, bits) = spec.scalar_bits(declared)?;
+    if ty.size() as u32 != arg.size {
+        bail!("'{spec}' is {} bytes, the kernel's argument is {} bytes", ty.size(), arg.size);
+    }
+    Ok(emu::ArgValue { bytes: bits.to_le_bytes()[..ty.size()].to_vec() })
+}

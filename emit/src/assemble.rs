@@ -41,7 +41,7 @@ fn lower(func: &Function, b: usize, inst: &Inst) -> Result<Option<Placed>, EmitE
             .iter()
             .map(|&s| s as usize)
             .find(|&s| s != b + 1 || succs.len() == 1)
-            .ok_or_else(|| EmitError::BadBranch { block: b, what: "no linear successor to branch to" })
+            .ok_or(EmitError::BadBranch { block: b, what: "no linear successor to branch to" })
     };
     let real = match inst.opcode {
         Opcode::PStartPgm | Opcode::PLogicalStart | Opcode::PLogicalEnd => return Ok(None),

@@ -119,13 +119,13 @@ fn needed(state: &State, inst: &Inst) -> [Option<u8>; 3] {
         .flat_map(|op: &Operand| regs(op.reg, op.rc()))
         .chain(inst.defs.iter().flat_map(|d| regs(d.reg, Some(d.rc))));
     for r in touched {
-        for c in 0..3 {
+        for (c, slot) in need.iter_mut().enumerate() {
             let d = state.dist[c][r];
             if d == NONE {
                 continue;
             }
             let n = if c == 1 && state.smem[r] { 0 } else { d };
-            need[c] = Some(need[c].map_or(n, |m: u8| m.min(n)));
+            *slot = Some(slot.map_or(n, |m: u8| m.min(n)));
         }
     }
     need

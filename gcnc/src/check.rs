@@ -67,10 +67,10 @@ pub enum CheckError {
     #[error(transparent)]
     Compile(#[from] CompileError),
     /// The reference interpreter faulted (the program itself is wrong).
-    #[error("on the reference interpreter: {0}")]
+    #[error("on the reference interpreter")]
     Interp(#[from] InterpError),
     /// The compiled kernel faulted on the emulator (a missing wait, a hazard, a bad access).
-    #[error("on the emulator: {0}")]
+    #[error("on the emulator")]
     Emu(#[from] emu::EmuError),
     /// Wrong number of arguments.
     #[error("@{kernel} takes {expected} arguments, {got} given")]
@@ -174,7 +174,8 @@ pub fn compare(ty: Type, expected: &[u8], got: &[u8]) -> Option<(usize, String, 
             return Some((index, text(e), text(g)));
         }
     }
-    (expected.len() != got.len()).then(|| (expected.len().min(got.len()) / size, "the buffer's end".into(), "more".into()))
+    (expected.len() != got.len())
+        .then(|| (expected.len().min(got.len()) / size, "the buffer's end".into(), "more".into()))
 }
 
 /// The element type of each pointer parameter of a kernel, from the first load or store

@@ -216,7 +216,6 @@ pub struct RunOpts {
 }
 
 /// `gcnc check`.
-#[allow(dead_code)] // read by the checker that a later issue adds
 #[derive(Debug, Args)]
 pub struct CheckOpts {
     /// The input: .gk or .gir
@@ -349,7 +348,7 @@ pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Compile(opts) => crate::compile_cmd::run(&opts),
         Command::Run(opts) => run(&opts),
-        Command::Check(_) => not_implemented("`gcnc check`"),
+        Command::Check(opts) => crate::check_cmd::run(&opts),
         Command::Disasm(_) => not_implemented("`gcnc disasm`"),
         Command::Inspect(_) => not_implemented("`gcnc inspect`"),
         Command::Conformance(_) => not_implemented("`gcnc conformance`"),
@@ -410,7 +409,6 @@ pub fn split_lds(args: &[ArgSpec]) -> (Vec<&ArgSpec>, u32) {
         .collect();
     (params, bytes)
 }
-
 
 /// After a run: writes each `--dump` file and prints each `--print` buffer to stdout (each
 /// under a `parameter I (TYPE[N]):` line). `params[i]` holds parameter `i`'s bytes after the

@@ -36,28 +36,28 @@ pub enum CompileError {
     #[error("the module has no kernel")]
     NoKernel,
     /// Instruction selection failed.
-    #[error("@{kernel}: {source}")]
+    #[error("@{kernel}: {reason}")]
     Select {
         /// The kernel.
         kernel: String,
         /// Why.
-        source: isel::IselError,
+        reason: isel::IselError,
     },
     /// Register allocation failed.
-    #[error("@{kernel}: {source}")]
+    #[error("@{kernel}: {reason}")]
     Allocate {
         /// The kernel.
         kernel: String,
         /// Why.
-        source: regalloc::AllocError,
+        reason: regalloc::AllocError,
     },
     /// Assembly failed (an internal error of an earlier stage).
-    #[error("@{kernel}: {source}")]
+    #[error("@{kernel}: {reason}")]
     Emit {
         /// The kernel.
         kernel: String,
         /// Why.
-        source: emit::EmitError,
+        reason: emit::EmitError,
     },
 }
 
@@ -109,25 +109,32 @@ impl Compiled {
 pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Compiled, CompileError> {
     verify_module(module).map_err(CompileError::Verify)?;
     let proc = target.processor();
-    let mut compiled =
-        Compiled { object: CodeObject { target: target.id, version: options.code_object_version, kernels: Vec::new() }, asm: Vec::new(), mir: Vec::new(), stats: Vec::new() };
+    let mut compiled = Compiled {
+        object: CodeObject { target: target.id, version: options.code_object_version, kernels: Vec::new() },
+        asm: Vec::new(),
+        mir: Vec::new(),
+        stats: Vec::new(),
+    };
     for (id, func) in module.kernels() {
         let kernel = func.name.clone();
         let mut times = Vec::new();
         let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
         let t = Instant::now();
-        let sel = isel::select(module, id, target).map_err(|source| CompileError::Select { kernel: kernel.clone(), source })?;
+        let sel = isel::select(module, id, target)
+            .map_err(|reason| CompileError::Select { kernel: kernel.clone(), reason })?;
         timed("isel", t);
         let mut mir = sel.mir;
         let t = Instant::now();
-        let alloc = regalloc::allocate(&mut mir, proc).map_err(|source| CompileError::Allocate { kernel: kernel.clone(), source })?;
+        let alloc = regalloc::allocate(&mut mir, proc)
+            .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
         isel::strip_implicit(&mut mir);
         timed("regalloc", t);
         let t = Instant::now();
         let waits = sched::waitcnt::insert_waits(&mut mir);
         timed("waitcnt", t);
         let t = Instant::now();
-        let assembled = emit::assemble::assemble(&mir).map_err(|source| CompileError::Emit { kernel: kernel.clone(), source })?;
+        let assembled =
+            emit::assemble::assemble(&mir).map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
         timed("assemble", t);
 
         let mut descriptor = KernelDescriptor::new(proc);

@@ -1,6 +1,7 @@
 //! The `gcnc` command-line program (see `shared/design/cli.md`). Exit status: 0 on success,
 //! 1 on a user error (`error: ...` on stderr), 2 on a usage error (reported by clap).
 
+mod check_cmd;
 mod cli;
 mod compile_cmd;
 mod run_emu;

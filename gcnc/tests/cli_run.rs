@@ -70,3 +70,59 @@ fn wrong_argument_count_exits_1_and_usage_errors_exit_2() {
     assert_eq!(gcnc(&["run", "examples/vadd.gir", "--grid", "0", "--block", "1"]).status.code(), Some(2));
     assert_eq!(gcnc(&["frobnicate"]).status.code(), Some(2));
 }
+
+#[test]
+fn compile_then_run_on_the_emulator_for_each_target() {
+    let dir = std::env::temp_dir().join(format!("gcnc-cli-emu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx1100", "-mwavefrontsize64"], &["-mcpu=gfx942"]] {
+        let so = dir.join("vadd.hsaco");
+        let mut args = vec!["compile", "examples/vadd.gir", "-o", so.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let out = gcnc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        // The code object runs on the emulator (the default device) and computes a[i] + b[i].
+        let mut run = vec!["run", so.to_str().unwrap(), "--grid", "100", "--block", "64"];
+        run.extend([
+            "--arg",
+            "f32[100]:iota",
+            "--arg",
+            "f32[100]:fill=0.5",
+            "--arg",
+            "f32[100]:zeros",
+            "--arg",
+            "u32:100",
+        ]);
+        run.extend(["--print", "2"]);
+        let out = gcnc(&run);
+        assert!(out.status.success(), "{flags:?}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        for (i, line) in stdout.lines().skip(1).enumerate() {
+            assert_eq!(line, format!("[{i}] {:?}", i as f32 + 0.5), "{flags:?}");
+        }
+        // And the same from the IR, compiled on the fly.
+        let mut run = vec!["run", "examples/vadd.gir", "--grid", "100", "--block", "64"];
+        run.extend(flags);
+        run.extend(["--arg", "f32[100]:iota", "--arg", "f32[100]:fill=0.5", "--arg", "f32[100]:zeros", "--arg", "100"]);
+        run.extend(["--print", "2"]);
+        let out = gcnc(&run);
+        assert!(out.status.success(), "{flags:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), stdout, "{flags:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn check_compares_emulator_and_interpreter() {
+    for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx942"]] {
+        let mut args = vec!["check", "examples/vadd.gir", "--grid", "300", "--block", "128", "--seed", "9"];
+        args.extend_from_slice(flags);
+        let out = gcnc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "PASS\n");
+    }
+    // A kernel the backend cannot compile yet is an error with the reason, status 1.
+    let out = gcnc(&["check", "tests/gir/interp/loop_break_continue.gir", "--grid", "64", "--block", "64"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("loop"), "{}", text(&out.stderr));
+}

@@ -166,7 +166,12 @@ fn objects_pass_llvm_structural_oracles() {
                 mc.arg("-mattr=+wavefrontsize64");
             }
             run_tool(mc.arg(&asm_path).arg("-o").arg(&mc_obj));
-            run_tool(Command::new("llvm-objcopy-19").args(["-O", "binary", "--only-section=.text"]).arg(&mc_obj).arg(&mc_text));
+            run_tool(
+                Command::new("llvm-objcopy-19")
+                    .args(["-O", "binary", "--only-section=.text"])
+                    .arg(&mc_obj)
+                    .arg(&mc_text),
+            );
             let bytes = std::fs::read(&mc_text).unwrap();
             assert_eq!(bytes, compiled.object.kernels[0].code, "{tag}: llvm-mc reassembles other bytes");
         }
@@ -208,7 +213,12 @@ fn every_inserted_wait_is_needed() {
                     let pos = kernel.code_offset as usize + at;
                     mutant[pos..pos + 4].copy_from_slice(&0xbf80_0000u32.to_le_bytes());
                     let reported = [0u64, 1, 7, 13].iter().any(|&seed| run_mutant(&case, &t, &mutant, seed).is_err());
-                    assert!(reported, "{} on {id} wave{wave}: deleting `{}` at {at:#x} goes unreported", case.name, isa::asm::print_inst(&inst, family, wave));
+                    assert!(
+                        reported,
+                        "{} on {id} wave{wave}: deleting `{}` at {at:#x} goes unreported",
+                        case.name,
+                        isa::asm::print_inst(&inst, family, wave)
+                    );
                     caught += 1;
                 }
                 at += len;

@@ -1,0 +1,106 @@
+//! `gcnc check`: compiles a kernel, runs it on the emulator and on the reference interpreter
+//! with the same inputs, and compares every buffer. Inputs are the `--arg`s when given, else
+//! random: buffers of `--len` elements (the number of work-items by default) of the type the
+//! kernel accesses them with, from `rand=SEED+i`, and integer scalars in `0..len`.
+
+use anyhow::{bail, Context, Result};
+use gcnc::check::{check, element_types, CheckArg, CheckLaunch};
+use gcnc::ir::Type;
+use gcnc::launch::{ArgSpec, BufferInit, ScalarType};
+
+use crate::cli::{split_lds, CheckOpts};
+
+/// The command-line element type for an IR type.
+fn scalar_type(ty: Type) -> Result<ScalarType> {
+    Ok(match ty {
+        Type::I32 => ScalarType::I32,
+        Type::I64 => ScalarType::I64,
+        Type::F16 => ScalarType::F16,
+        Type::F32 => ScalarType::F32,
+        Type::F64 => ScalarType::F64,
+        _ => bail!("buffers of {ty} cannot be generated yet; give them with --arg"),
+    })
+}
+
+/// The IR element type of a command-line type (integers carry no sign in the IR).
+fn ir_type(ty: ScalarType) -> Type {
+    match ty {
+        ScalarType::I32 | ScalarType::U32 => Type::I32,
+        ScalarType::I64 | ScalarType::U64 => Type::I64,
+        ScalarType::F16 => Type::F16,
+        ScalarType::F32 => Type::F32,
+        ScalarType::F64 => Type::F64,
+    }
+}
+
+/// Runs `gcnc check`; an error (exit status 1) when the results differ.
+pub fn run(opts: &CheckOpts) -> Result<()> {
+    let module = crate::source::load_module(&opts.input)?;
+    let kernel = crate::run_interp::pick_kernel(&module, opts.kernel.as_deref())?;
+    let func = &module.functions[kernel];
+    let target = opts.target.target()?;
+    let items = opts.grid.iter().map(|&d| d as usize).product::<usize>();
+    let len = opts.len.unwrap_or(items);
+    let seed = opts.seed.unwrap_or(0);
+    let (specs, dyn_shared_bytes) = split_lds(&opts.args);
+    let params = &func.signature.params;
+    let args: Vec<CheckArg> = if specs.is_empty() {
+        let elems = element_types(func);
+        let mut state = seed;
+        params
+            .iter()
+            .zip(elems)
+            .enumerate()
+            .map(|(i, (&ty, elem))| -> Result<CheckArg> {
+                if ty.is_ptr() {
+                    let elem = elem.unwrap_or(Type::I32);
+                    let spec = ArgSpec::Buffer {
+                        ty: scalar_type(elem)?,
+                        len,
+                        init: BufferInit::Rand(seed.wrapping_add(i as u64)),
+                    };
+                    Ok(CheckArg::Buffer { ty: elem, bytes: spec.materialize()? })
+                } else {
+                    // splitmix64 for the scalars, integers in 0..len.
+                    state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = state;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    z ^= z >> 31;
+                    Ok(CheckArg::Scalar(match ty {
+                        Type::F32 => ((z >> 40) as f32 / (1u64 << 24) as f32).to_bits() as u64,
+                        Type::F64 => ((z >> 11) as f64 / (1u64 << 53) as f64).to_bits(),
+                        _ => (z % len.max(1) as u64) & ty.mask(),
+                    }))
+                }
+            })
+            .collect::<Result<_>>()?
+    } else {
+        if specs.len() != params.len() {
+            bail!("@{} takes {} parameter(s), the check gives {} --arg", func.name, params.len(), specs.len());
+        }
+        specs
+            .iter()
+            .zip(params)
+            .enumerate()
+            .map(|(i, (spec, &ty))| -> Result<CheckArg> {
+                let context = || format!("parameter {i} of @{} ({ty})", func.name);
+                match spec {
+                    ArgSpec::Buffer { ty: elem, .. } if ty.is_ptr() => {
+                        Ok(CheckArg::Buffer { ty: ir_type(*elem), bytes: spec.materialize().with_context(context)? })
+                    }
+                    _ if ty.is_ptr() => bail!("{}: a pointer parameter needs a buffer, not '{spec}'", context()),
+                    _ => Ok(CheckArg::Scalar(crate::run_interp::scalar_bits(spec, ty).with_context(context)?)),
+                }
+            })
+            .collect::<Result<_>>()?
+    };
+    let launch = CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed };
+    match check(&module, kernel, &target, &launch, &args)? {
+        None => {
+            println!("PASS");
+            Ok(())
+        }
+        Some(m) => bail!("FAIL: {m}"),
+    }
+}

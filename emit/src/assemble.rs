@@ -114,8 +114,7 @@ pub fn assemble(func: &Function) -> Result<Assembled, EmitError> {
             if let Some(t) = p.target {
                 let here = code.len() as i64;
                 let offset = (starts[t] as i64 - (here + 4)) / 4;
-                let offset =
-                    i16::try_from(offset).map_err(|_| EmitError::BranchTooFar { block: b, offset })?;
+                let offset = i16::try_from(offset).map_err(|_| EmitError::BranchTooFar { block: b, offset })?;
                 p.inst.fields.imm = offset as u16;
             }
             encode(&p.inst, family, &mut code).map_err(|source| EmitError::Encode {

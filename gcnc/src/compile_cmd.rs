@@ -1,9 +1,9 @@
 //! `gcnc compile`: reads a module, compiles it for the target of the command line, and writes
 //! what `-c`, `-S` or `--emit` ask for (a linked code object by default), whole or not at all.
 
+use crate::cli::write_file_atomically;
 use anyhow::{Context, Result};
 use gcnc::compile::{compile, Options};
-use crate::cli::write_file_atomically;
 use runtime_abi::kernarg::CodeObjectVersion;
 use std::path::PathBuf;
 
@@ -40,7 +40,9 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),
         EmitKind::Obj => compiled.relocatable(),
-        EmitKind::Asm => compiled.asm.iter().map(|(name, text)| format!("{name}:\n{text}")).collect::<String>().into_bytes(),
+        EmitKind::Asm => {
+            compiled.asm.iter().map(|(name, text)| format!("{name}:\n{text}")).collect::<String>().into_bytes()
+        }
         EmitKind::Mir => compiled.mir.iter().map(|(_, text)| text.as_str()).collect::<String>().into_bytes(),
         EmitKind::Ir => unreachable!("handled above"),
     };

@@ -41,7 +41,9 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
             (Some(n), _) if names.contains(&n) => n.to_string(),
             (Some(n), _) => bail!("no kernel named {n} in '{}'; it has {}", path.display(), names.join(", ")),
             (None, [only]) => only.to_string(),
-            (None, _) => bail!("'{}' has several kernels ({}); choose one with --kernel NAME", path.display(), names.join(", ")),
+            (None, _) => {
+                bail!("'{}' has several kernels ({}); choose one with --kernel NAME", path.display(), names.join(", "))
+            }
         };
         let args = program.kernel(&name).map(|k| k.explicit_args().into_iter().cloned().collect()).unwrap_or_default();
         (bytes, Signature::Metadata(args), name)

@@ -15,8 +15,27 @@ fn text(bytes: &[u8]) -> String {
 
 const VADD: &[&str] = &["run", "examples/vadd.gir", "--device", "interp", "--grid", "1000", "--block", "256"];
 
+/// README's main command, word for word: compile for gfx1100 and run on the emulator.
 #[test]
-fn readme_vadd_prints_sums() {
+fn readme_main_command_runs_on_the_emulator() {
+    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let line = readme.lines().find(|l| l.starts_with("cargo run -p gcnc -- run")).expect("the main command");
+    // Split like a shell would: the quoted words hold no spaces.
+    let words: Vec<String> = line.split_whitespace().skip(4).map(|w| w.trim_matches('\'').to_string()).collect();
+    let args: Vec<&str> = words.iter().map(String::as_str).collect();
+    let out = gcnc(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "parameter 2 (f32[8]):");
+    for (i, line) in lines[1..].iter().enumerate() {
+        assert_eq!(*line, format!("[{i}] {:?}", i as f32 + 2.0));
+    }
+    assert_eq!(lines.len(), 9);
+}
+
+#[test]
+fn interpreter_vadd_prints_sums() {
     let mut args = VADD.to_vec();
     args.extend(["--arg", "f32[1000]:iota", "--arg", "f32[1000]:fill=2", "--arg", "f32[1000]:zeros", "--arg", "1000"]);
     args.extend(["--print", "2"]);

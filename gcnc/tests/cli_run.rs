@@ -21,7 +21,7 @@ fn readme_main_command_runs_on_the_emulator() {
     let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
     let line = readme.lines().find(|l| l.starts_with("cargo run -p gcnc -- run")).expect("the main command");
     // Split like a shell would: the quoted words hold no spaces.
-    let words: Vec<String> = line.split_whitespace().skip(4).map(|w| w.trim_matches('\'').to_string()).collect();
+    let words: Vec<String> = line.split_whitespace().skip(5).map(|w| w.trim_matches('\'').to_string()).collect();
     let args: Vec<&str> = words.iter().map(String::as_str).collect();
     let out = gcnc(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -10,8 +10,9 @@ use crate::cli::RunOpts;
 
 /// Runs the kernel and returns each kernel parameter's bytes after the run (empty for scalars).
 pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
-    let module = crate::source::load_module(&opts.input)?;
-    let kernel = pick_kernel(&module, opts.kernel.as_deref())?;
+    let program = crate::source::load(&opts.input)?;
+    let module = &program.module;
+    let kernel = pick_kernel(module, opts.kernel.as_deref())?;
     let func = &module.functions[kernel];
     let (specs, dyn_shared_bytes) = crate::cli::split_lds(&opts.args);
     if specs.len() != func.signature.params.len() {
@@ -27,7 +28,9 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     let mut args = Vec::with_capacity(specs.len());
     let mut buffers = Vec::with_capacity(specs.len());
     for (index, (spec, &ty)) in specs.iter().zip(&func.signature.params).enumerate() {
-        let context = || format!("parameter {index} of @{} ({ty})", func.name);
+        let source = program.scalar_type(&func.name, index);
+        let shown = source.map_or_else(|| ty.to_string(), |t| t.to_string());
+        let context = || format!("parameter {index} of @{} ({shown})", func.name);
         if ty.is_ptr() {
             if !spec.is_buffer() {
                 bail!("{}: a pointer parameter needs a buffer, TYPE[N]:INIT, not '{spec}'", context());
@@ -36,13 +39,13 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
             args.push(addr);
             buffers.push(Some(addr));
         } else {
-            args.push(scalar_bits(spec, ty).with_context(context)?);
+            args.push(typed_scalar_bits(spec, ty, source).with_context(context)?);
             buffers.push(None);
         }
     }
     let wave_size = opts.target.target()?.wave_size;
     let launch = Launch { grid: opts.grid, block: opts.block, wave_size, dyn_shared_bytes };
-    run_kernel(&module, kernel, &launch, &args, &mut memory, &Options::default())
+    run_kernel(module, kernel, &launch, &args, &mut memory, &Options::default())
         .with_context(|| format!("running @{} on the reference interpreter", func.name))?;
     Ok(buffers
         .into_iter()
@@ -70,6 +73,15 @@ pub fn pick_kernel(module: &Module, name: Option<&str>) -> Result<FuncId> {
 /// A scalar argument's bits for a parameter of IR type `ty`. IR integers carry no sign, so an
 /// `i32` parameter takes `i32` or `u32` values (an untyped value may be either).
 pub fn scalar_bits(spec: &ArgSpec, ty: Type) -> Result<u64> {
+    typed_scalar_bits(spec, ty, None)
+}
+
+/// [`scalar_bits`], knowing the parameter's source type when the kernel came from a `.gk` file:
+/// then an untyped value is read as that type (`-1` is no `u32`), and a written type must be it.
+pub fn typed_scalar_bits(spec: &ArgSpec, ty: Type, source: Option<ScalarType>) -> Result<u64> {
+    if let Some(source) = source {
+        return Ok(spec.scalar_bits(Some(source))?.1);
+    }
     let candidates: &[ScalarType] = match ty {
         Type::I32 => &[ScalarType::I32, ScalarType::U32],
         Type::I64 => &[ScalarType::I64, ScalarType::U64],

@@ -1,23 +1,109 @@
-//! Reading a program from the command line's input file: `.gir` is parsed (a parse error is
-//! printed with its source line and caret), `.gk` waits for the kernel language.
+//! Reading a program from the command line's input file: `.gir` is parsed, `.gk` is compiled
+//! by the kernel language's front end (`lang`). Errors are printed with their source line and
+//! caret, every one of them for `.gk`, and the command fails with exit status 1.
 
 use anyhow::{bail, Context, Result};
 use gcnc::ir::parser::parse_module;
 use gcnc::ir::Module;
+use gcnc::launch::ScalarType;
 use std::path::Path;
 
 use crate::cli::Reported;
 
-/// Reads and parses `path` as a module.
-pub fn load_module(path: &Path) -> Result<Module> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("gir") => {}
-        Some("gk") => bail!("'{}': the kernel language (.gk) is not implemented yet (see ARCHITECTURE.md)", path.display()),
-        _ => bail!("'{}': expected textual IR (.gir) or a kernel-language file (.gk)", path.display()),
+/// A program read from an input file: its module and, for a `.gk` file, each kernel's
+/// parameter types as written in the source (the IR's carry no signedness).
+pub struct Program {
+    /// The IR.
+    pub module: Module,
+    /// The kernels' source signatures (empty for `.gir`).
+    pub signatures: Vec<lang::KernelSignature>,
+}
+
+impl Program {
+    /// The source type of parameter `index` of kernel `kernel`, when it is a scalar of a `.gk`
+    /// kernel: the type an untyped `--arg VALUE` takes.
+    pub fn scalar_type(&self, kernel: &str, index: usize) -> Option<ScalarType> {
+        let sig = self.signatures.iter().find(|s| s.name == kernel)?;
+        match sig.params.get(index)?.1 {
+            lang::ParamType::Scalar(t) => t.name().parse().ok(),
+            lang::ParamType::Buffer { .. } => None,
+        }
     }
+}
+
+/// Reads `path` and parses or compiles it.
+pub fn load(path: &Path) -> Result<Program> {
+    let kernel_language = match path.extension().and_then(|e| e.to_str()) {
+        Some("gir") => false,
+        Some("gk") => true,
+        _ => bail!("'{}': expected textual IR (.gir) or a kernel-language file (.gk)", path.display()),
+    };
     let src = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
-    parse_module(&src).map_err(|e| {
-        eprint!("{}", e.render(&src, &path.display().to_string()));
-        Reported.into()
-    })
+    let name = path.display().to_string();
+    if kernel_language {
+        let compiled = lang::compile(&src, &name).map_err(|d| {
+            eprint!("{}", d.render(&src));
+            anyhow::Error::from(Reported)
+        })?;
+        return Ok(Program { module: compiled.module, signatures: compiled.kernels });
+    }
+    let module = parse_module(&src).map_err(|e| {
+        eprint!("{}", e.render(&src, &name));
+        anyhow::Error::from(Reported)
+    })?;
+    Ok(Program { module, signatures: Vec::new() })
+}
+
+/// Reads `path` as a module (see [`load`]).
+pub fn load_module(path: &Path) -> Result<Module> {
+    Ok(load(path)?.module)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("gcnc-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn gk_files_compile_and_keep_their_source_types() {
+        let path = write("ok.gk", "kernel k(a: u32, b: i64, c: f16, x: &mut [f32]) { x[0] = a as f32; }\n");
+        let program = load(&path).unwrap();
+        assert_eq!(program.module.functions.len(), 1);
+        let types: Vec<Option<ScalarType>> = (0..5).map(|i| program.scalar_type("k", i)).collect();
+        assert_eq!(types, [Some(ScalarType::U32), Some(ScalarType::I64), Some(ScalarType::F16), None, None]);
+    }
+
+    /// README's command for the kernel language: the scalars `2.0` and `1000` take their types
+    /// from the kernel's signature.
+    #[test]
+    fn run_saxpy_gk_on_the_interpreter_with_untyped_scalars() {
+        use clap::Parser;
+        let saxpy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/saxpy.gk");
+        let argv = ["gcnc", "run", saxpy, "--device", "interp", "--grid", "1000", "--block", "256", "--arg", "2.0"];
+        let more = ["--arg", "f32[1000]:iota", "--arg", "f32[1000]:fill=1", "--arg", "1000"];
+        let args = crate::cli::normalize_args(argv.iter().chain(&more).map(std::ffi::OsString::from));
+        let crate::cli::Command::Run(opts) = crate::cli::Cli::try_parse_from(args).unwrap().command else {
+            panic!("not a run command")
+        };
+        let buffers = crate::run_interp::run(&opts).unwrap();
+        let y: Vec<f32> = buffers[2].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(y.len(), 1000);
+        for (i, v) in y.iter().enumerate() {
+            assert_eq!(*v, 2.0 * i as f32 + 1.0, "y[{i}]");
+        }
+    }
+
+    #[test]
+    fn gk_errors_are_reported() {
+        let path = write("bad.gk", "kernel k() { let x = y; }\n");
+        let err = load(&path).err().unwrap();
+        assert!(err.is::<Reported>());
+    }
 }

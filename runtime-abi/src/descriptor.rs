@@ -524,7 +524,9 @@ pub fn extra_sgprs(proc: &Processor, uses_vcc: bool, uses_flat_scratch: bool, us
 }
 
 /// The SGPR count of the metadata's `.sgpr_count` and of the GFX9 granule: the kernel's SGPRs
-/// plus [`extra_sgprs`]. FLAT_SCRATCH counts when the descriptor enables FLAT_SCRATCH_INIT.
+/// plus [`extra_sgprs`], conservatively: FLAT_SCRATCH counts whenever the descriptor enables
+/// FLAT_SCRATCH_INIT (the code might address scratch through it; see
+/// [`set_register_counts_with_extra`] when it is known not to).
 /// XNACK_MASK counts whenever the processor supports xnack: the target ID's `xnack-` would
 /// free it, but only the processor is known here, so this is conservative (clang-19 with
 /// the default "any" setting reserves it too).
@@ -554,11 +556,21 @@ pub fn total_vgprs(proc: &Processor, regs: &RegisterUse) -> u16 {
 ///   says `2 * (ceil(n / 16) - 1)`; clang-19 writes `ceil(n / 8) - 1` (gfx942 vadd: 14 SGPRs,
 ///   field 1 where the seed gives 0), and clang wins for what the hardware is given.
 pub fn set_register_counts(desc: &mut KernelDescriptor, proc: &Processor, regs: &RegisterUse) {
+    let extra = total_sgprs(desc, proc, regs) - regs.sgprs;
+    set_register_counts_with_extra(desc, proc, regs, extra);
+}
+
+/// [`set_register_counts`] with the extra SGPRs after the kernel's own given, rather than
+/// [`total_sgprs`]'s conservative count: [`extra_sgprs`] of what the code really uses (what
+/// clang-19's `.amdhsa_reserve_vcc/flat_scratch/xnack_mask` say; clang reserves no
+/// FLAT_SCRATCH for a kernel that reaches scratch through buffer instructions only, although
+/// FLAT_SCRATCH_INIT is enabled).
+pub fn set_register_counts_with_extra(desc: &mut KernelDescriptor, proc: &Processor, regs: &RegisterUse, extra: u16) {
     let gen = proc.generation;
     let vgpr_granule = if proc.unified_vgpr_file || (gen >= Generation::Gfx10 && regs.wave_size == 32) { 8 } else { 4 };
     desc.rsrc1.granulated_workitem_vgpr_count = granulated(total_vgprs(proc, regs).into(), vgpr_granule, 6);
     desc.rsrc1.granulated_wavefront_sgpr_count =
-        if gen >= Generation::Gfx10 { 0 } else { granulated(total_sgprs(desc, proc, regs).into(), 8, 4) };
+        if gen >= Generation::Gfx10 { 0 } else { granulated((regs.sgprs + extra).into(), 8, 4) };
     if proc.unified_vgpr_file {
         desc.rsrc3.accum_offset = granulated(align_up(u32::from(regs.vgprs).max(1), 4), 4, 6);
     }

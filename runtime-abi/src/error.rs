@@ -36,6 +36,15 @@ pub enum AbiError {
         /// What was expected.
         expected: &'static str,
     },
+    /// e_flags name no known processor, or contradict it (a feature field, the generic
+    /// version, reserved bits).
+    #[error("e_flags {flags:#x} (ELF header offset 0x30): {reason}")]
+    BadEFlags {
+        /// The value found.
+        flags: u32,
+        /// What is wrong.
+        reason: String,
+    },
     /// A section header is inconsistent (entry size, link, string offset...).
     #[error("section {index} (header at offset {offset:#x}): {reason}")]
     BadSection {
@@ -98,6 +107,16 @@ pub enum AbiError {
         /// The processor whose layout was used.
         processor: &'static str,
     },
+    /// A kernel descriptor in a file does not decode (reserved bits set, ...).
+    #[error("kernel '{kernel}': descriptor at offset {offset:#x}: {error}")]
+    BadDescriptor {
+        /// The kernel.
+        kernel: String,
+        /// The descriptor's file offset.
+        offset: u64,
+        /// What is wrong with it (in the message, so not also a `source`).
+        error: Box<AbiError>,
+    },
     /// A note record is malformed.
     #[error("note at offset {offset:#x}: {reason}")]
     BadNote {
@@ -107,13 +126,20 @@ pub enum AbiError {
         reason: String,
     },
     /// The NT_AMDGPU_METADATA msgpack does not decode as code-object metadata.
-    #[error("metadata note at offset {offset:#x}: {source}")]
+    #[error("metadata note at offset {offset:#x}: {error}")]
     Metadata {
         /// The file offset of the note's descriptor (the msgpack bytes).
         offset: u64,
-        /// The decoder's error.
-        #[source]
-        source: rmp_serde::decode::Error,
+        /// The decoder's error (in the message, so not also a `source`).
+        error: rmp_serde::decode::Error,
+    },
+    /// The metadata note's msgpack is malformed (seen when showing it as stored).
+    #[error("metadata msgpack at offset {offset:#x}: {reason}")]
+    BadMsgpack {
+        /// The file offset of the offending byte.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
     },
     /// Metadata could not be serialized.
     #[error("metadata serialization failed: {0}")]

@@ -24,6 +24,15 @@ pub enum CodeObjectVersion {
 }
 
 impl CodeObjectVersion {
+    /// The version's number: 4, 5 or 6.
+    pub fn number(self) -> u8 {
+        match self {
+            CodeObjectVersion::V4 => 4,
+            CodeObjectVersion::V5 => 5,
+            CodeObjectVersion::V6 => 6,
+        }
+    }
+
     /// EI_ABIVERSION for ELFOSABI_AMDGPU_HSA (NEW:1637).
     pub fn abi_version(self) -> u8 {
         match self {

@@ -9,6 +9,8 @@
 //!             ├─► write_relocatable ──► ET_REL (.o, what clang -c gives; ld.lld-19 links it)
 //!             └─► write_shared ──────► ET_DYN (.hsaco, what the HSA loader and emu load)
 //!  read(bytes) ──► ReadObject { kernels: descriptor, code, metadata }   (ours, clang's, lld's)
+//!  inspect(bytes) ──► Doc (YAML or JSON: header, target ID, descriptors, metadata)
+//!  target: target IDs <-> e_flags (V4-V6, generic processors)
 //! ```
 //!
 //! The facts come from AMDGPUUsage (shared/seeds/AMDGPUUsage-new.txt, cited as NEW:line); where
@@ -17,12 +19,15 @@
 #![deny(missing_docs)]
 
 pub mod descriptor;
+pub mod directives;
 pub mod elf;
 mod error;
+pub mod inspect;
 pub mod initial_state;
 pub mod kernarg;
 pub mod metadata;
 pub mod read;
+pub mod target;
 
 pub use elf::{e_flags, write_relocatable, write_shared, CodeObject, KernelCode};
 pub use error::AbiError;

@@ -34,7 +34,8 @@ pub struct ReadObject {
     pub abi_version: u8,
     /// The code-object version EI_ABIVERSION names, if V4-V6.
     pub version: Option<CodeObjectVersion>,
-    /// The target ID e_flags name, if the processor is in the table.
+    /// The target ID e_flags name, if they name a known processor (specific or generic, see
+    /// [`crate::target`]) consistently.
     pub target: Option<TargetId>,
     /// The kernels, in symbol-table order.
     pub kernels: Vec<ReadKernel>,
@@ -42,6 +43,8 @@ pub struct ReadObject {
     pub metadata: Option<Metadata>,
     /// The metadata note's msgpack bytes, as found.
     pub metadata_msgpack: Option<Vec<u8>>,
+    /// The file offset of those msgpack bytes.
+    pub metadata_offset: Option<u64>,
 }
 
 /// A kernel as read.
@@ -309,16 +312,19 @@ impl<'a> Elf<'a> {
 /// malformed input.
 pub fn read(bytes: &[u8]) -> Result<ReadObject, AbiError> {
     let (elf, e_flags, abi_version) = Elf::parse(bytes)?;
-    let target = target_from_e_flags(e_flags);
+    let version = CodeObjectVersion::from_abi_version(abi_version);
+    let target = target_from_e_flags(e_flags, version);
 
     let mut metadata = None;
     let mut metadata_msgpack = None;
+    let mut metadata_offset = None;
     for note in elf.notes()? {
         if note.name.strip_suffix(b"\0") == Some(NOTE_OWNER) && note.note_type == NT_AMDGPU_METADATA {
             let decoded = Metadata::from_msgpack(note.desc)
-                .map_err(|source| AbiError::Metadata { offset: note.desc_offset, source })?;
+                .map_err(|error| AbiError::Metadata { offset: note.desc_offset, error })?;
             metadata = Some(decoded);
             metadata_msgpack = Some(note.desc.to_vec());
+            metadata_offset = Some(note.desc_offset);
         }
     }
 
@@ -330,12 +336,8 @@ pub fn read(bytes: &[u8]) -> Result<ReadObject, AbiError> {
     if let Some((table, symbols)) = &symbols {
         for symbol in symbols.iter().filter(|s| s.st_type == STT_OBJECT) {
             let Some(name) = symbol.name.strip_suffix(".kd") else { continue };
-            let proc = target.map(|t| t.processor).ok_or(AbiError::BadHeader {
-                field: "e_flags",
-                offset: 48,
-                value: e_flags.into(),
-                expected: "a processor of the table (needed to decode a kernel descriptor)",
-            })?;
+            // The descriptor's layout depends on the processor: e_flags must name one.
+            let proc = target_from_e_flags(e_flags, version)?.processor;
             kernels.push(read_kernel(&elf, *table, symbols, symbol, name, proc, metadata.as_ref())?);
         }
     }
@@ -343,11 +345,12 @@ pub fn read(bytes: &[u8]) -> Result<ReadObject, AbiError> {
         e_type: elf.kind,
         e_flags,
         abi_version,
-        version: CodeObjectVersion::from_abi_version(abi_version),
-        target,
+        version,
+        target: target.ok(),
         kernels,
         metadata,
         metadata_msgpack,
+        metadata_offset,
     })
 }
 
@@ -367,7 +370,11 @@ fn read_kernel(
         what: "the file",
     })?;
     let bytes: [u8; 64] = elf.input.array(descriptor_offset, "kernel descriptor")?;
-    let descriptor = KernelDescriptor::decode(&bytes, proc)?;
+    let descriptor = KernelDescriptor::decode(&bytes, proc).map_err(|source| AbiError::BadDescriptor {
+        kernel: name.into(),
+        offset: descriptor_offset,
+        error: Box::new(source),
+    })?;
 
     let (code_section, entry) = match elf.kind {
         ObjectKind::Relocatable => entry_from_relocation(elf, table, symbols, kd_section, kd_position, name)?,

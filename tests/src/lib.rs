@@ -118,3 +118,56 @@ pub fn run(
     let kernel = module.find(name).unwrap_or_else(|| panic!("no kernel @{name}"));
     run_kernel(module, kernel, launch, args, memory, &Options::default())
 }
+
+/// Builds the OpenCL C corpus kernel `tests/cl/<kernel>.cl` with clang-19 (builtins only:
+/// `-x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -nogpulib -O2 -c`) for processor `cpu`
+/// (with `-mwavefrontsize64` when `wave64` is set on gfx10+) and code object `version`
+/// (4, 5 or 6), into a temporary folder of this process; returns the path of the ET_REL object.
+/// Each (kernel, target, version) is compiled once per process (later calls return the same
+/// file). `Err` says why: clang-19 missing, or its diagnostics. Link with `ld.lld-19 -shared`
+/// for an ET_DYN.
+pub fn build_cl(kernel: &str, cpu: &str, wave64: bool, version: u8) -> Result<PathBuf, String> {
+    use std::process::Command;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static UNIQUE: AtomicU64 = AtomicU64::new(0);
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cl").join(format!("{kernel}.cl"));
+    if !source.is_file() {
+        return Err(format!("no corpus kernel {}", source.display()));
+    }
+    let dir = std::env::temp_dir().join(format!("gcnc-cl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let wave64 = wave64 && cpu.starts_with("gfx1");
+    let wave = if wave64 { "-w64" } else { "" };
+    let object = dir.join(format!("{kernel}-{cpu}{wave}-v{version}.o"));
+    if object.is_file() {
+        return Ok(object);
+    }
+    // Written under a unique name, then renamed: concurrent tests never see half a file.
+    let partial = dir.join(format!("{kernel}.{}.partial.o", UNIQUE.fetch_add(1, Ordering::Relaxed)));
+    let mut cmd = Command::new("clang-19");
+    cmd.args(["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-nogpulib", "-O2", "-c"])
+        .arg(format!("-mcpu={cpu}"))
+        .arg(format!("-mcode-object-version={version}"));
+    if wave64 {
+        cmd.arg("-mwavefrontsize64");
+    }
+    let out = cmd.arg(&source).arg("-o").arg(&partial).output().map_err(|e| format!("running clang-19: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("clang-19 {}: {}", source.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    std::fs::rename(&partial, &object).map_err(|e| format!("renaming {}: {e}", partial.display()))?;
+    Ok(object)
+}
+
+/// The kernels of the OpenCL C corpus `tests/cl` (file stems, sorted), for [`build_cl`].
+pub fn cl_kernels() -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cl");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    names
+}

@@ -1,19 +1,25 @@
-//! AMDGPU HSA ELF code objects (NEW:1599-2249): the header values, e_flags from a target ID,
+//! AMDGPU HSA ELF code objects (NEW:1599-2249): the header values (e_flags: [`crate::target`]),
 //! the metadata note, and two writers. [`write_relocatable`] gives the ET_REL that clang -c
 //! gives (ld.lld-19 links it); [`write_shared`] is our own linker's ET_DYN, the only kind the
 //! HSA loader accepts (NEW:1689), and what the emulator loads.
 //!
 //! Both writers share one layout of the kernels: `.text` holds each kernel's code at a
-//! 256-byte boundary (the code entry alignment, NEW:16049), padded with `s_nop 0`; `.rodata`
+//! 256-byte boundary (the code entry alignment, NEW:16049), padded with `s_nop 0`, and after
+//! the last kernel the prefetch padding LLVM writes (see `code_end_padding`); `.rodata`
 //! holds the 64-byte descriptors in the same order; `.note` holds the metadata.
 
 mod relocatable;
 mod shared;
 
-use isa::processor::{FeatureSetting, TargetId, PROCESSORS};
+use isa::processor::{Generation, Processor, TargetId};
 
 pub use relocatable::{try_write_relocatable, write_relocatable};
 pub use shared::{try_write_shared, write_shared};
+
+pub use crate::target::{
+    e_flags, target_from_e_flags, EF_AMDGPU_FEATURE_SRAMECC, EF_AMDGPU_FEATURE_XNACK, EF_AMDGPU_GENERIC_VERSION,
+    EF_AMDGPU_MACH,
+};
 
 use crate::descriptor::KernelDescriptor;
 use crate::kernarg::CodeObjectVersion;
@@ -24,14 +30,6 @@ use crate::AbiError;
 pub const EM_AMDGPU: u16 = 224;
 /// `EI_OSABI` for HSA code objects.
 pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
-/// The processor (`EF_AMDGPU_MACH_*`) bits of e_flags.
-pub const EF_AMDGPU_MACH: u32 = 0x0ff;
-/// The xnack bits of e_flags (V4+): 0 unsupported, 0x100 any, 0x200 off, 0x300 on.
-pub const EF_AMDGPU_FEATURE_XNACK: u32 = 0x300;
-/// The sramecc bits of e_flags (V4+): 0 unsupported, 0x400 any, 0x800 off, 0xc00 on.
-pub const EF_AMDGPU_FEATURE_SRAMECC: u32 = 0xc00;
-/// The generic-processor version of e_flags (V6, generic processors only).
-pub const EF_AMDGPU_GENERIC_VERSION: u32 = 0xff00_0000;
 /// Relocation: `S + A - P`, 64 bits (the descriptor's code entry offset).
 pub const R_AMDGPU_REL64: u32 = 5;
 /// The note owner of V3+ code objects.
@@ -47,6 +45,23 @@ pub const DESCRIPTOR_SIZE: u64 = 64;
 /// What fills `.text` between kernels: `s_nop 0` (0xbf800000 on GFX9-GFX12), as the LLVM
 /// assembler fills code alignment.
 const CODE_FILL: [u8; 4] = 0xbf80_0000u32.to_le_bytes();
+/// `s_code_end` (0xbf9f0000 on GFX10-GFX12).
+const S_CODE_END: [u8; 4] = 0xbf9f_0000u32.to_le_bytes();
+
+/// What follows the last kernel in `.text`, as LLVM's `EmitCodeEnd` writes it (not in the
+/// seeds; checked against clang-19's objects): instruction prefetch may read past the end of
+/// the code, so on GFX10+ `s_code_end` fills the instruction cache line (64 bytes on GFX10,
+/// 128 from GFX11) and three more lines; on the gfx90a family (gfx90a, gfx942: the processors
+/// with the unified register file) `s_nop 0` fills the 64-byte line and sixteen more. Other
+/// GFX9 processors get nothing. Returns (fill word, line size, extra lines).
+fn code_end_padding(proc: &Processor) -> Option<([u8; 4], usize, usize)> {
+    match proc.generation {
+        Generation::Gfx10 => Some((S_CODE_END, 64, 3)),
+        Generation::Gfx11 | Generation::Gfx12 => Some((S_CODE_END, 128, 3)),
+        Generation::Gfx9 if proc.unified_vgpr_file => Some((CODE_FILL, 64, 16)),
+        Generation::Gfx9 => None,
+    }
+}
 
 /// One kernel to write.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,38 +85,6 @@ pub struct CodeObject {
     pub version: CodeObjectVersion,
     /// The kernels, in `.text` order.
     pub kernels: Vec<KernelCode>,
-}
-
-/// e_flags for `target` (NEW:1771): the processor's `EF_AMDGPU_MACH`, then the xnack and
-/// sramecc settings, "unsupported" (0) when the processor lacks the feature. V6 adds a
-/// generic version only for generic processors, which the processor table does not have.
-pub fn e_flags(target: &TargetId, version: CodeObjectVersion) -> u32 {
-    let _ = version; // V4, V5 and V6 share the layout for non-generic processors
-    let feature = |supported: bool, setting: FeatureSetting, any: u32| match (supported, setting) {
-        (false, _) => 0,
-        (true, FeatureSetting::Any) => any,
-        (true, FeatureSetting::Off) => any * 2,
-        (true, FeatureSetting::On) => any * 3,
-    };
-    let proc = target.processor;
-    proc.mach
-        | feature(proc.supports(isa::processor::Feature::Xnack), target.xnack, 0x100)
-        | feature(proc.supports(isa::processor::Feature::Sramecc), target.sramecc, 0x400)
-}
-
-/// The target ID e_flags name (V4+ layout), if the processor is in the table.
-pub fn target_from_e_flags(flags: u32) -> Option<TargetId> {
-    let processor = PROCESSORS.iter().find(|p| p.mach == flags & EF_AMDGPU_MACH)?;
-    let setting = |bits: u32| match bits {
-        2 => FeatureSetting::Off,
-        3 => FeatureSetting::On,
-        _ => FeatureSetting::Any,
-    };
-    Some(TargetId {
-        processor,
-        xnack: setting((flags & EF_AMDGPU_FEATURE_XNACK) >> 8),
-        sramecc: setting((flags & EF_AMDGPU_FEATURE_SRAMECC) >> 10),
-    })
 }
 
 /// The whole metadata of `obj`.
@@ -138,11 +121,14 @@ struct Contents {
     rodata: Vec<u8>,
     /// `.note`: the metadata note.
     note: Vec<u8>,
+    /// The header's e_flags.
+    e_flags: u32,
 }
 
 impl Contents {
     fn new(obj: &CodeObject) -> Result<Contents, AbiError> {
         validate(obj)?;
+        let e_flags = e_flags(&obj.target, obj.version)?;
         let proc = obj.target.processor;
         let mut text = Vec::new();
         let mut code_offsets = Vec::new();
@@ -156,8 +142,14 @@ impl Contents {
             let descriptor = KernelDescriptor { kernel_code_entry_byte_offset: 0, ..kernel.descriptor };
             rodata.extend_from_slice(&descriptor.encode(proc));
         }
+        if let Some((fill, line, extra_lines)) = code_end_padding(proc) {
+            let end = text.len().next_multiple_of(line) + extra_lines * line;
+            while text.len() < end {
+                text.extend_from_slice(&fill);
+            }
+        }
         let note = note_record(NOTE_OWNER, NT_AMDGPU_METADATA, &metadata_of(obj).to_msgpack());
-        Ok(Contents { text, code_offsets, rodata, note })
+        Ok(Contents { text, code_offsets, rodata, note, e_flags })
     }
 }
 
@@ -193,21 +185,6 @@ fn validate(obj: &CodeObject) -> Result<(), AbiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn e_flags_match_the_digest_and_clang() {
-        let flags = |text: &str| e_flags(&TargetId::parse(text).unwrap(), CodeObjectVersion::V5);
-        assert_eq!(flags("gfx90a:sramecc+:xnack-"), 0xe3f);
-        assert_eq!(flags("gfx942"), 0x54c);
-        assert_eq!(flags("gfx942:sramecc+:xnack-"), 0xe4c);
-        assert_eq!(flags("gfx1030"), 0x036);
-        assert_eq!(flags("gfx900"), 0x12c);
-        assert_eq!(flags("gfx1100"), 0x041);
-        for text in ["gfx942:sramecc+:xnack-", "gfx942", "gfx1100", "gfx900:xnack+"] {
-            assert_eq!(target_from_e_flags(flags(text)).unwrap().to_string(), text);
-        }
-        assert!(target_from_e_flags(0x0ff).is_none());
-    }
 
     fn tiny(names: &[&str]) -> CodeObject {
         use crate::descriptor::{set_register_counts, RegisterUse};

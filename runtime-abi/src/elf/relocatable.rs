@@ -21,8 +21,8 @@ pub fn write_relocatable(obj: &CodeObject) -> Vec<u8> {
 }
 
 /// The ET_REL of `obj`, or why it cannot be written: no kernels, a kernel name that is
-/// empty, repeated or has a NUL, code that is empty or not whole dwords, or metadata whose
-/// `.symbol` is not `NAME.kd`.
+/// empty, repeated or has a NUL, code that is empty or not whole dwords, metadata whose
+/// `.symbol` is not `NAME.kd`, or a generic processor below code object V6.
 pub fn try_write_relocatable(obj: &CodeObject) -> Result<Vec<u8>, AbiError> {
     let contents = Contents::new(obj)?;
     let mut builder = Builder::new(Endianness::Little, true);
@@ -30,7 +30,7 @@ pub fn try_write_relocatable(obj: &CodeObject) -> Result<Vec<u8>, AbiError> {
     builder.header.abi_version = obj.version.abi_version();
     builder.header.e_type = elf::ET_REL;
     builder.header.e_machine = elf::Machine(EM_AMDGPU);
-    builder.header.e_flags = elf::FileFlags(super::e_flags(&obj.target, obj.version));
+    builder.header.e_flags = elf::FileFlags(contents.e_flags);
 
     let text = add_section(&mut builder, ".text", elf::SHT_PROGBITS, elf::SHF_ALLOC | elf::SHF_EXECINSTR, CODE_ALIGN);
     builder.sections.get_mut(text).data = SectionData::Data(contents.text.into());

@@ -134,7 +134,7 @@ pub fn try_write_shared(obj: &CodeObject) -> Result<Vec<u8>, AbiError> {
         e_type: elf::ET_DYN,
         e_machine: elf::Machine(EM_AMDGPU),
         e_entry: 0,
-        e_flags: elf::FileFlags(super::e_flags(&obj.target, obj.version)),
+        e_flags: elf::FileFlags(contents.e_flags),
     })?;
     let headers_size = u64::from(PROGRAM_HEADERS) * 56;
     writer.write_align_program_headers();

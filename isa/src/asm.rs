@@ -1,126 +1,456 @@
-//! Assembly text in LLVM's syntax, exactly as llvm-mc-19 and llvm-objdump-19 print it, so our
-//! output can be diffed against LLVM's and reassembled by llvm-mc-19.
+//! Assembly text in LLVM's syntax, exactly as llvm-objdump-19 (and llvm-mc-19's disassembler)
+//! prints it, so our output can be diffed against LLVM's and reassembled by llvm-mc-19.
 //!
-//! Besides operands, this module owns the syntax of the SOPP immediates that have one:
-//! `s_waitcnt` counters (with [`waitcnt_encode`] and [`waitcnt_decode`] for the wait and
-//! emulator passes), `s_delay_alu` dependencies and `s_sendmsg` messages, following LLVM's
-//! printer rules (which counters are shown, which names are valid, when to fall back to
-//! numbers). Where llvm-mc-19's own echo and its disassembler disagree, we follow the echo
-//! (what clang-19 `-S` writes), and llvm-mc accepts both spellings: an SMEM offset of 0 without
-//! `soffset` prints `0x0` where the GFX11 disassembler shows `null`, and a branch offset prints
-//! signed (`s_branch -3`) where the disassembler shows it unsigned (`s_branch 65533`).
+//! The opcode tables ([`crate::table`]) say which operands an instruction prints and in which
+//! order, how constants are typed, and how immediates print; this module owns the syntax:
+//! registers, constants (integers in decimal, the float inline constants of the operand's type
+//! as floats, anything else in hexadecimal), source modifiers, the trailing modifiers of each
+//! format (offsets, cache policy, `op_sel`, DPP and SDWA controls), and the immediates that
+//! have names: `s_waitcnt` counters (with [`waitcnt_encode`] and [`waitcnt_decode`] for the
+//! wait and emulator passes), `s_delay_alu` dependencies, `s_sendmsg` messages, `hwreg(...)`,
+//! `s_waitcnt_depctr` counters, `gpr_idx(...)` and `ds_swizzle_b32` patterns, following LLVM's
+//! printer rules (which fields show, which names are valid, when to fall back to numbers).
+//!
+//! Where llvm-mc-19's echo and its disassembler differ, we print what the disassembler prints
+//! (llvm-mc accepts both): an SMEM offset of 0 without `soffset` is `null` on GFX11, branch
+//! offsets are unsigned 16-bit numbers (`s_branch 65533`), and `s_version` is symbolic.
 
-use crate::encoding::Bits;
-use crate::mir::{DisplayInst, Inst, Operand, OperandKind};
-use crate::opcode::{Family, Format, Opcode};
-use crate::operands::{has_vop3_form, shape_of, Loc, Slot};
-use crate::reg::{reg_name, RegClass};
+use crate::encoding::{default_opsel_hi, inline_floats, literal_is_16_bit, Bits};
+use crate::mir::{DisplayInst, Dpp, Inst, Operand, OperandKind};
+use crate::opcode::{Family, Opcode};
+use crate::reg::{reg_name, PhysReg, RegClass};
+use crate::table::{self, form_of, ConstType, Enc, Field, Form, ImmStyle, Kind, OpInfo, Role, SlotInfo};
 use core::fmt::Write;
 
 /// Prints `inst` in LLVM syntax, e.g. `v_add_f32_e32 v2, v2, v3`. Lane masks print as `vcc_lo`
 /// or `vcc` by `wave_size`. Pseudo-instructions and operands without a register fall back to
 /// the MIR text, which llvm-mc will not accept.
 pub fn print_inst(inst: &Inst, family: Family, wave_size: u32) -> String {
-    let Some(shape) = shape_of(inst.opcode, family) else {
+    let Some(info) = table::info(inst.opcode, family) else {
         return DisplayInst(inst, family).to_string();
     };
-    let format = inst.opcode.format(family);
-    let e64 = inst.vop3 || matches!(format, Format::Vop3 | Format::Vop3sd);
-    let mut s = String::from(inst.opcode.name(family));
-    if matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc) && has_vop3_form(inst.opcode, family) {
-        s.push_str(if inst.vop3 { "_e64" } else { "_e32" });
-    }
-    let mask = RegClass::lane_mask(wave_size).size;
-    let mut args: Vec<String> = Vec::new();
-    for (i, d) in inst.defs.iter().enumerate() {
-        let size = if shape.defs.get(i).is_some_and(|s| s.loc == Loc::Mask) { mask } else { d.rc.size };
-        args.push(match (d.reg, d.temp) {
-            (Some(r), _) => reg_name(r, size),
-            (None, Some(t)) => t.to_string(),
-            (None, None) => String::from("?"),
-        });
-    }
-    let f = &inst.fields;
-    let op_slot = |i: usize| shape.ops.get(i).copied().unwrap_or(Slot { loc: Loc::Sgpr, size: 1 });
-    match format {
-        Format::Smem => {
-            args.extend(inst.ops.first().map(|sbase| operand(sbase, op_slot(0), mask)));
-            let offset = hex_signed(f.offset);
-            args.push(match inst.ops.get(1) {
-                Some(soffset) if f.offset != 0 => format!("{} offset:{offset}", operand(soffset, op_slot(1), mask)),
-                Some(soffset) => operand(soffset, op_slot(1), mask),
-                None => offset,
-            });
+    if let Some(y) = inst.fields.vopd_y {
+        if let Some(text) = vopd_text(inst, info, y, family, wave_size) {
+            return text;
         }
-        Format::Global => {
-            let n = shape.ops.len();
-            for (i, op) in inst.ops.iter().take(n).enumerate() {
-                args.push(operand(op, op_slot(i), mask));
-            }
-            args.push(inst.ops.get(n).map_or_else(|| String::from("off"), |op| operand(op, op_slot(n), mask)));
-        }
-        _ => {
-            for (i, op) in inst.ops.iter().enumerate() {
-                let mut text = operand(op, op_slot(i), mask);
-                if e64 && i < 3 {
-                    let (neg, abs) = (f.neg >> i & 1 != 0, f.abs >> i & 1 != 0);
-                    if abs {
-                        text = format!("|{text}|");
-                    }
-                    // LLVM writes neg(...) around a constant, as -1 would be a different constant.
-                    if neg && !abs && matches!(op.kind, OperandKind::Const(_)) {
-                        text = format!("neg({text})");
-                    } else if neg {
-                        text = format!("-{text}");
-                    }
-                }
-                args.push(text);
-            }
-        }
+        return DisplayInst(inst, family).to_string();
     }
-    match format {
-        Format::Sopk => args.push(format!("{:#x}", f.imm)),
-        Format::Sopp => {
-            if let Some(imm) = sopp_operand(inst.opcode, f.imm, family) {
-                args.push(imm);
-            }
-        }
-        _ => {}
-    }
+    let Some(bind) = crate::encode::bind_all(&info.slots, inst.defs.len(), &inst.ops) else {
+        return DisplayInst(inst, family).to_string();
+    };
+    let form = form_of(inst, info);
+    let p = Printer { inst, info, family, mask: RegClass::lane_mask(wave_size).size, form };
+    let mut s = String::from(info.name);
+    s.push_str(p.suffix());
+    let args = p.args(&bind);
     if !args.is_empty() {
         s.push(' ');
         s.push_str(&args.join(", "));
     }
-    match format {
-        Format::Smem | Format::Global => {
-            if f.offset != 0 && format == Format::Global {
-                let _ = write!(s, " offset:{}", f.offset);
+    p.trailing(&mut s);
+    s
+}
+
+/// Prints a VOPD pair: `v_dual_mul_f32 v0, v1, v2 :: v_dual_mov_b32 v3, v4`.
+fn vopd_text(inst: &Inst, x: &'static OpInfo, y: Opcode, family: Family, wave_size: u32) -> Option<String> {
+    let y = table::info(y, family)?;
+    let nx = x.uses().count();
+    if inst.defs.len() != 2 || inst.ops.len() < nx {
+        return None;
+    }
+    let mask = RegClass::lane_mask(wave_size).size;
+    let mut halves = Vec::new();
+    for (info, defs, ops) in [(x, &inst.defs[..1], &inst.ops[..nx]), (y, &inst.defs[1..], &inst.ops[nx..])] {
+        let half = Inst { defs: defs.into(), ops: ops.into(), ..Inst::new(info.opcode, &[], &[]) };
+        let bind = crate::encode::bind_all(&info.slots, 1, ops)?;
+        let p = Printer { inst: &half, info, family, mask, form: Form::Native };
+        halves.push(format!("{} {}", info.name, p.args(&bind).join(", ")));
+    }
+    Some(halves.join(" :: "))
+}
+
+struct Printer<'a> {
+    inst: &'a Inst,
+    info: &'static OpInfo,
+    family: Family,
+    /// The size of a lane mask.
+    mask: u8,
+    form: Form,
+}
+
+impl Printer<'_> {
+    fn suffix(&self) -> &'static str {
+        let classic = matches!(self.info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+        match self.form {
+            Form::E32 if classic && self.info.flags.sfx => "_e32",
+            Form::E64 if classic && self.info.flags.sfx => "_e64",
+            // llvm-objdump-19 prints VOPC and operand-less DPP without the suffix.
+            Form::Dpp16 | Form::Dpp8 if self.info.enc == Enc::Vopc || self.info.slots.is_empty() => "",
+            Form::Dpp16 | Form::Dpp8 => "_dpp",
+            Form::Sdwa => "_sdwa",
+            Form::E64Dpp16 | Form::E64Dpp8 => "_e64_dpp",
+            _ => "",
+        }
+    }
+
+    /// Whether operand modifiers print around sources (`-v1`, `|v1|`, `sext(v1)`).
+    fn source_mods(&self) -> bool {
+        match self.form {
+            Form::E64 | Form::E64Dpp16 | Form::E64Dpp8 => self.info.enc != Enc::Vop3p || self.info.flags.neg != 0,
+            Form::Dpp16 | Form::Sdwa => true,
+            _ => false,
+        }
+    }
+
+    fn args(&self, bind: &[Option<usize>]) -> Vec<String> {
+        let (info, f) = (self.info, &self.inst.fields);
+        let mut args = Vec::new();
+        for (k, slot) in info.slots.iter().enumerate() {
+            if slot.role == Role::Imm {
+                let text = imm_text(slot, self.inst, self.family);
+                if !(text.is_empty() || info.enc == Enc::Smem && slot.field == Field::Offset) {
+                    args.push(text);
+                }
+                continue;
             }
-            let names: [&str; 3] = match (format, family) {
-                (Format::Global, Family::Gfx9) => ["sc0", "nt", "sc1"],
-                _ => ["glc", "slc", "dlc"],
+            let Some(i) = bind[k] else {
+                if matches!(slot.field, Field::Addr | Field::Saddr) {
+                    args.push(String::from("off"));
+                }
+                continue;
             };
-            for (bit, name) in names.iter().enumerate() {
-                if f.cpol.0 & (1 << bit) != 0 {
-                    s.push(' ');
-                    s.push_str(name);
+            if info.enc == Enc::Smem && slot.field == Field::Soffset {
+                continue; // printed with the offset
+            }
+            let mut text = match slot.role {
+                Role::Def => {
+                    let d = &self.inst.defs[i];
+                    match (d.reg, d.temp) {
+                        (Some(r), _) => self.reg(slot, r, d.rc.size),
+                        (None, Some(t)) => t.to_string(),
+                        (None, None) => String::from("?"),
+                    }
+                }
+                _ => self.operand(slot, &self.inst.ops[i]),
+            };
+            if let (Some(src), true) = (slot.field.src_index(), self.source_mods()) {
+                text = source_text(text, &self.inst.ops[i], src, f, info, self.form);
+            }
+            if info.flags.t16 {
+                let bit = if slot.role == Role::Def { 3 } else { 0 };
+                let reg = match slot.role {
+                    Role::Def => self.inst.defs[i].reg,
+                    _ => self.inst.ops[i].reg,
+                };
+                if reg.is_some_and(|r| r.reg_type() == crate::reg::RegType::Vgpr) {
+                    text.push_str(if f.opsel >> bit & 1 != 0 { ".h" } else { ".l" });
                 }
             }
+            args.push(text);
         }
-        _ if e64 => {
+        if info.enc == Enc::Smem {
+            if let Some(offset) = self.smem_offset(bind) {
+                args.push(offset);
+            }
+        }
+        args
+    }
+
+    fn reg(&self, slot: &SlotInfo, reg: PhysReg, size: u8) -> String {
+        reg_name(reg, if slot.kind == Kind::M { self.mask } else { size })
+    }
+
+    fn operand(&self, slot: &SlotInfo, op: &Operand) -> String {
+        let size = match (slot.kind, op.rc()) {
+            (Kind::M, _) => self.mask,
+            (_, Some(rc)) => rc.size,
+            (_, None) => slot.size,
+        };
+        match (op.kind, op.reg) {
+            // A VALU's literal operand (v_fmamk_f32's K) prints in hexadecimal; SALU's
+            // (s_setreg_imm32_b32's) like any 32-bit integer.
+            (OperandKind::Const(v), _)
+                if slot.kind == Kind::K && (self.info.enc.is_valu() || self.info.enc == Enc::Vopd) =>
+            {
+                format!("{v:#x}")
+            }
+            (OperandKind::Const(v), _) if slot.kind == Kind::K => constant(v, ConstType::B64),
+            (OperandKind::Const(v), _) => constant(v, slot.ctype),
+            (_, Some(reg)) => reg_name(reg, size),
+            (OperandKind::Temp(t), None) => t.to_string(),
+            (OperandKind::Phys(_) | OperandKind::Undef(_), None) => String::from("?"),
+        }
+    }
+
+    /// SMEM's last operand: `soffset`, the offset, or both (`s4 offset:0x10`).
+    fn smem_offset(&self, bind: &[Option<usize>]) -> Option<String> {
+        let info = self.info;
+        let has_offset = info.slots.iter().any(|s| s.role == Role::Imm && s.field == Field::Offset);
+        let soffset = info
+            .slots
+            .iter()
+            .position(|s| s.field == Field::Soffset)
+            .and_then(|k| bind[k].map(|i| self.operand(&info.slots[k], &self.inst.ops[i])));
+        let offset = self.inst.fields.offset;
+        Some(match (soffset, offset) {
+            (Some(s), 0) => s,
+            (Some(s), o) => format!("{s} offset:{}", hex_signed(o)),
+            (None, 0) if !has_offset => return None,
+            (None, 0) if self.family == Family::Gfx11 => String::from("null"),
+            (None, o) => hex_signed(o),
+        })
+    }
+
+    fn trailing(&self, s: &mut String) {
+        let (info, f) = (self.info, &self.inst.fields);
+        match info.enc {
+            Enc::Smem => {
+                let names: &[&str] = match self.family {
+                    Family::Gfx11 => &["glc", "slc", "dlc"],
+                    Family::Gfx9 => &["glc"],
+                };
+                cpol_text(s, f.cpol.0, names);
+            }
+            Enc::Flat | Enc::Global | Enc::Scratch => {
+                if f.offset != 0 {
+                    let _ = write!(s, " offset:{}", f.offset);
+                }
+                let names: &[&str] = match self.family {
+                    Family::Gfx11 => &["glc", "slc", "dlc"],
+                    Family::Gfx9 => &["sc0", "nt", "sc1"],
+                };
+                cpol_text(s, f.cpol.0, names);
+            }
+            Enc::Mubuf => cpol_text(s, f.cpol.0, &["sc0", "nt", "sc1"]),
+            Enc::Ds => {
+                if info.name == "ds_swizzle_b32" {
+                    s.push_str(&swizzle_text(f.offset as u16));
+                } else if info.flags.offset2 {
+                    let (o0, o1) = (f.offset & 0xff, f.offset >> 8 & 0xff);
+                    if o0 != 0 {
+                        let _ = write!(s, " offset0:{o0}");
+                    }
+                    if o1 != 0 {
+                        let _ = write!(s, " offset1:{o1}");
+                    }
+                } else if f.offset != 0 {
+                    let _ = write!(s, " offset:{}", f.offset);
+                }
+                if f.gds {
+                    s.push_str(" gds");
+                }
+            }
+            e if e.is_valu() => self.valu_trailing(s),
+            _ => {}
+        }
+    }
+
+    fn valu_trailing(&self, s: &mut String) {
+        let (info, f) = (self.info, &self.inst.fields);
+        let n = info.num_srcs();
+        let list = |bits: u8, count: usize| -> String {
+            let items: Vec<String> = (0..count).map(|i| (bits >> i & 1).to_string()).collect();
+            format!("[{}]", items.join(","))
+        };
+        let e64 = self.form.is_e64();
+        if info.enc == Enc::Mai {
+            for (name, v) in [("cbsz", f.cbsz), ("abid", f.abid), ("blgp", f.blgp)] {
+                if v != 0 {
+                    let _ = write!(s, " {name}:{v}");
+                }
+            }
             if f.clamp {
                 s.push_str(" clamp");
             }
-            match f.omod {
-                1 => s.push_str(" mul:2"),
-                2 => s.push_str(" mul:4"),
-                3 => s.push_str(" div:2"),
-                _ => {}
+            return;
+        }
+        if info.enc == Enc::Vop3p {
+            let present = (1u8 << n) - 1;
+            if f.opsel != 0 {
+                let _ = write!(s, " op_sel:{}", list(f.opsel, n));
+            }
+            if f.opsel_hi & present != default_opsel_hi(info.opcode, self.family) & present {
+                let _ = write!(s, " op_sel_hi:{}", list(f.opsel_hi, n));
+            }
+            if info.flags.neg == 0 {
+                if f.neg != 0 {
+                    let _ = write!(s, " neg_lo:{}", list(f.neg, n));
+                }
+                if f.neg_hi != 0 {
+                    let _ = write!(s, " neg_hi:{}", list(f.neg_hi, n));
+                }
+            }
+            if f.clamp {
+                s.push_str(" clamp");
+            }
+        } else if e64 {
+            if f.opsel != 0 && !info.flags.t16 {
+                // The destination's bit (3) prints last, after the sources (a tied third source
+                // counts: v_fmac_f16_e64 prints four); v_permlane16_b32 prints two bits only.
+                let width = if info.flags.opselw != 0 { usize::from(info.flags.opselw) } else { n + 1 };
+                let bits = if width == n + 1 || width == 4 {
+                    (f.opsel & ((1 << (width - 1)) - 1)) | (f.opsel >> 3 & 1) << (width - 1)
+                } else {
+                    f.opsel
+                };
+                let _ = write!(s, " op_sel:{}", list(bits, width));
+            }
+            if f.clamp {
+                s.push_str(" clamp");
+            }
+            omod_text(s, f.omod);
+        } else if self.form == Form::Sdwa {
+            if f.clamp {
+                s.push_str(" clamp");
+            }
+            omod_text(s, f.omod);
+            if let Some(w) = f.sdwa {
+                const SEL: [&str; 7] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"];
+                const UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+                let sel = |v: u8| SEL.get(v as usize).copied().unwrap_or("?");
+                if info.enc != Enc::Vopc {
+                    let _ = write!(
+                        s,
+                        " dst_sel:{} dst_unused:{}",
+                        sel(w.dst_sel),
+                        UNUSED.get(w.dst_unused as usize).unwrap_or(&"?")
+                    );
+                }
+                let _ = write!(s, " src0_sel:{}", sel(w.src0_sel));
+                if n > 1 {
+                    let _ = write!(s, " src1_sel:{}", sel(w.src1_sel));
+                }
             }
         }
+        match f.dpp {
+            Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi }) => {
+                s.push(' ');
+                s.push_str(
+                    &dpp_ctrl_text(self.family, ctrl).unwrap_or_else(|| format!("/* invalid dpp_ctrl {ctrl:#x} */")),
+                );
+                let _ = write!(s, " row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}");
+                if bound_ctrl {
+                    s.push_str(" bound_ctrl:1");
+                }
+                if fi {
+                    s.push_str(" fi:1");
+                }
+            }
+            Some(Dpp::Dpp8 { sel, fi }) => {
+                let lanes: Vec<String> = (0..8).map(|i| (sel >> (3 * i) & 7).to_string()).collect();
+                let _ = write!(s, " dpp8:[{}]", lanes.join(","));
+                if fi {
+                    s.push_str(" fi:1");
+                }
+            }
+            None => {}
+        }
+    }
+}
+
+/// A source with its modifiers: `-v1`, `|v1|`, `-|v1|`, `neg(1)`, `sext(v1)`; on the
+/// `v_fma_mix*` operations `|v1|` is neg_hi.
+fn source_text(text: String, op: &Operand, i: usize, f: &crate::mir::Fields, info: &OpInfo, form: Form) -> String {
+    if i > 2 {
+        return text;
+    }
+    let mix = info.enc == Enc::Vop3p;
+    let neg = f.neg >> i & 1 != 0;
+    let abs = if mix { f.neg_hi >> i & 1 != 0 } else { f.abs >> i & 1 != 0 };
+    let sext = form == Form::Sdwa && f.sdwa.is_some_and(|w| w.sext >> i & 1 != 0);
+    let mut text = text;
+    if sext {
+        text = format!("sext({text})");
+    }
+    if abs {
+        text = format!("|{text}|");
+    }
+    // LLVM writes neg(...) around a constant, as -1 would be a different constant.
+    if neg && !abs && matches!(op.kind, OperandKind::Const(_)) {
+        text = format!("neg({text})");
+    } else if neg {
+        text = format!("-{text}");
+    }
+    text
+}
+
+fn cpol_text(s: &mut String, cpol: u8, names: &[&str]) {
+    for (bit, name) in names.iter().enumerate() {
+        if cpol & (1 << bit) != 0 && !name.is_empty() {
+            s.push(' ');
+            s.push_str(name);
+        }
+    }
+}
+
+fn omod_text(s: &mut String, omod: u8) {
+    match omod {
+        1 => s.push_str(" mul:2"),
+        2 => s.push_str(" mul:4"),
+        3 => s.push_str(" div:2"),
         _ => {}
     }
-    s
+}
+
+/// The text of a DPP16 control, or `None` for a value with no meaning in `family`.
+pub fn dpp_ctrl_text(family: Family, ctrl: u16) -> Option<String> {
+    let gfx9 = family == Family::Gfx9;
+    Some(match ctrl {
+        0x000..=0x0ff => {
+            let lanes: Vec<String> = (0..4).map(|i| (ctrl >> (2 * i) & 3).to_string()).collect();
+            format!("quad_perm:[{}]", lanes.join(","))
+        }
+        0x101..=0x10f => format!("row_shl:{}", ctrl & 0xf),
+        0x111..=0x11f => format!("row_shr:{}", ctrl & 0xf),
+        0x121..=0x12f => format!("row_ror:{}", ctrl & 0xf),
+        0x130 if gfx9 => String::from("wave_shl:1"),
+        0x134 if gfx9 => String::from("wave_rol:1"),
+        0x138 if gfx9 => String::from("wave_shr:1"),
+        0x13c if gfx9 => String::from("wave_ror:1"),
+        0x140 => String::from("row_mirror"),
+        0x141 => String::from("row_half_mirror"),
+        0x142 if gfx9 => String::from("row_bcast:15"),
+        0x143 if gfx9 => String::from("row_bcast:31"),
+        0x150..=0x15f if !gfx9 => format!("row_share:{}", ctrl & 0xf),
+        0x160..=0x16f if !gfx9 => format!("row_xmask:{}", ctrl & 0xf),
+        _ => return None,
+    })
+}
+
+/// `ds_swizzle_b32`'s offset: ` offset:swizzle(...)`, LLVM's names for the patterns.
+fn swizzle_text(imm: u16) -> String {
+    if imm == 0 {
+        return String::new();
+    }
+    if imm & 0xff00 == 0x8000 {
+        let lanes: Vec<String> = (0..4).map(|i| (imm >> (2 * i) & 3).to_string()).collect();
+        return format!(" offset:swizzle(QUAD_PERM,{})", lanes.join(","));
+    }
+    if imm & 0x8000 != 0 {
+        return format!(" offset:{imm}");
+    }
+    let (and, or, xor) = (imm & 0x1f, imm >> 5 & 0x1f, imm >> 10 & 0x1f);
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        return format!(" offset:swizzle(SWAP,{xor})");
+    }
+    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return format!(" offset:swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x1f - and + 1;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return format!(" offset:swizzle(BROADCAST,{group},{or})");
+    }
+    let mut mask = String::new();
+    for bit in (0..5).rev() {
+        let (a, o, x) = (and >> bit & 1, or >> bit & 1, xor >> bit & 1);
+        mask.push(match (a, o, x) {
+            (0, 0, _) => '0',
+            (0, 1, _) => '1',
+            (1, _, 0) => 'p',
+            _ => 'i',
+        });
+    }
+    format!(" offset:swizzle(BITMASK_PERM,\"{mask}\")")
 }
 
 /// LLVM's hexadecimal for a signed value: `0x2c`, `-0x4`.
@@ -132,64 +462,158 @@ fn hex_signed(v: i32) -> String {
     }
 }
 
-/// One operand: a register (a lane mask by the wave size), or a constant as LLVM prints it.
-fn operand(op: &Operand, slot: Slot, mask_size: u8) -> String {
-    let size = match (slot.loc, op.rc()) {
-        (Loc::Mask, _) => mask_size,
-        (_, Some(rc)) => rc.size,
-        (_, None) => slot.size,
-    };
-    match (op.kind, op.reg) {
-        (OperandKind::Const(v), _) => constant(v, slot.size),
-        (_, Some(reg)) => reg_name(reg, size),
-        (OperandKind::Temp(t), None) => t.to_string(),
-        (OperandKind::Phys(_) | OperandKind::Undef(_), None) => String::from("?"),
-    }
-}
-
-/// A constant as LLVM prints it: integers -16..=64 in decimal, the float inline constants as
-/// floats (32-bit operands only), anything else in hexadecimal.
-fn constant(v: u32, size: u8) -> String {
-    let int = v as i32;
+/// A constant of type `ctype` as LLVM prints it: integers -16..=64 in decimal, the float
+/// inline constants of the type as floats, anything else in hexadecimal.
+fn constant(v: u32, ctype: ConstType) -> String {
+    let int = if literal_is_16_bit(ctype) && v <= 0xffff { v as u16 as i16 as i32 } else { v as i32 };
     if (-16..=64).contains(&int) {
         return int.to_string();
     }
-    if size <= 1 {
-        let float = match v {
-            0x3f00_0000 => Some("0.5"),
-            0xbf00_0000 => Some("-0.5"),
-            0x3f80_0000 => Some("1.0"),
-            0xbf80_0000 => Some("-1.0"),
-            0x4000_0000 => Some("2.0"),
-            0xc000_0000 => Some("-2.0"),
-            0x4080_0000 => Some("4.0"),
-            0xc080_0000 => Some("-4.0"),
-            0x3e22_f983 => Some("0.15915494"),
-            _ => None,
-        };
-        if let Some(f) = float {
-            return f.to_string();
+    if let Some(floats) = inline_floats(ctype) {
+        const TEXT: [&str; 8] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"];
+        if let Some(i) = floats.iter().position(|&f| f == v) {
+            return match (i, ctype) {
+                (8, ConstType::F64) => String::from("0.15915494309189532"),
+                (8, _) => String::from("0.15915494"),
+                _ => TEXT[i].to_string(),
+            };
         }
     }
     format!("{v:#x}")
 }
 
-/// The operand text of a SOPP instruction's immediate, if it prints one.
-fn sopp_operand(opcode: Opcode, imm: u16, family: Family) -> Option<String> {
-    use Opcode::*;
-    Some(match opcode {
-        SNop => imm.to_string(),
-        SEndpgm if imm == 0 => return None,
-        SEndpgm => imm.to_string(),
-        SBranch | SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz | SCbranchExecnz => {
-            (imm as i16).to_string()
+/// The text of an immediate slot.
+fn imm_text(slot: &SlotInfo, inst: &Inst, family: Family) -> String {
+    let imm = inst.fields.imm;
+    let Kind::Imm(style) = slot.kind else { return String::new() };
+    match style {
+        ImmStyle::Hex if inst.opcode.name(family) == "s_version" => version_text(imm),
+        ImmStyle::Hex => format!("{imm:#x}"),
+        ImmStyle::Opt if imm == 0 => String::new(),
+        ImmStyle::Dec | ImmStyle::Branch | ImmStyle::Opt => imm.to_string(),
+        ImmStyle::Hwreg => hwreg_text(family, imm),
+        ImmStyle::Sendmsg => sendmsg_text(family, imm),
+        ImmStyle::Waitcnt => waitcnt_text(family, imm),
+        ImmStyle::Delay => delay_alu_text(imm),
+        ImmStyle::Depctr => depctr_text(imm),
+        ImmStyle::Gpridx => gpr_idx_text(imm),
+        ImmStyle::Plain => match slot.field {
+            Field::Offset => hex_signed(inst.fields.offset),
+            _ => imm.to_string(),
+        },
+    }
+}
+
+/// `s_version`: the version number, or its name with the wave-size and MDP flags.
+fn version_text(imm: u16) -> String {
+    if imm & !0xe0ff != 0 {
+        return format!("{imm:#x}");
+    }
+    let version = imm & 0xff;
+    let flags = [(1 << 13, "UC_VERSION_W64_BIT"), (1 << 14, "UC_VERSION_W32_BIT"), (1 << 15, "UC_VERSION_MDP_BIT")];
+    let mut text = match version {
+        0 => String::from("UC_VERSION_GFX7"),
+        4 => String::from("UC_VERSION_GFX10"),
+        6 => String::from("UC_VERSION_GFX11"),
+        9 => String::from("UC_VERSION_GFX12"),
+        v => v.to_string(),
+    };
+    let mut first = true;
+    for (bit, name) in flags {
+        if imm & bit != 0 {
+            text = if first { format!("{text}|{name}") } else { format!("({text})|{name}") };
+            first = false;
         }
-        SWaitcnt => waitcnt_text(family, imm),
-        SDelayAlu => delay_alu_text(imm),
-        SSendmsg => sendmsg_text(family, imm),
-        SClause => format!("{imm:#x}"),
-        _ => return None,
-    })
+    }
+    text
+}
+
+/// `hwreg(HW_REG_MODE)`, `hwreg(HW_REG_MODE, 2, 3)`: `| id [5:0] | offset [10:6] | size-1 [15:11] |`.
+fn hwreg_text(family: Family, imm: u16) -> String {
+    const GFX11: &[(u16, &str)] = &[
+        (1, "HW_REG_MODE"),
+        (2, "HW_REG_STATUS"),
+        (3, "HW_REG_TRAPSTS"),
+        (5, "HW_REG_GPR_ALLOC"),
+        (6, "HW_REG_LDS_ALLOC"),
+        (7, "HW_REG_IB_STS"),
+        (15, "HW_REG_SH_MEM_BASES"),
+        (18, "HW_REG_PERF_SNAPSHOT_PC_LO"),
+        (19, "HW_REG_PERF_SNAPSHOT_PC_HI"),
+        (20, "HW_REG_FLAT_SCR_LO"),
+        (21, "HW_REG_FLAT_SCR_HI"),
+        (23, "HW_REG_HW_ID1"),
+        (24, "HW_REG_HW_ID2"),
+        (27, "HW_REG_PERF_SNAPSHOT_DATA"),
+        (29, "HW_REG_SHADER_CYCLES"),
+    ];
+    const GFX9: &[(u16, &str)] = &[
+        (1, "HW_REG_MODE"),
+        (2, "HW_REG_STATUS"),
+        (3, "HW_REG_TRAPSTS"),
+        (4, "HW_REG_HW_ID"),
+        (5, "HW_REG_GPR_ALLOC"),
+        (6, "HW_REG_LDS_ALLOC"),
+        (7, "HW_REG_IB_STS"),
+        (15, "HW_REG_SH_MEM_BASES"),
+        (16, "HW_REG_TBA_LO"),
+        (17, "HW_REG_TBA_HI"),
+        (18, "HW_REG_TMA_LO"),
+        (19, "HW_REG_TMA_HI"),
+        (20, "HW_REG_XCC_ID"),
+        (21, "HW_REG_SQ_PERF_SNAPSHOT_DATA"),
+        (22, "HW_REG_SQ_PERF_SNAPSHOT_DATA1"),
+        (23, "HW_REG_SQ_PERF_SNAPSHOT_PC_LO"),
+        (24, "HW_REG_SQ_PERF_SNAPSHOT_PC_HI"),
+    ];
+    let names = match family {
+        Family::Gfx11 => GFX11,
+        Family::Gfx9 => GFX9,
+    };
+    let (id, offset, width) = (imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11) + 1);
+    let id = names.iter().find(|&&(i, _)| i == id).map_or_else(|| id.to_string(), |&(_, n)| n.to_string());
+    if offset == 0 && width == 32 {
+        format!("hwreg({id})")
+    } else {
+        format!("hwreg({id}, {offset}, {width})")
+    }
+}
+
+/// `s_waitcnt_depctr`'s counters (GFX11), the ones that wait or all when none does; hexadecimal
+/// when bits outside the counters are set.
+fn depctr_text(imm: u16) -> String {
+    // (name, low bit, width), in LLVM's order.
+    const FIELDS: [(&str, u16, u16); 7] = [
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 4),
+        ("depctr_va_sdst", 9, 3),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 3),
+    ];
+    let covered = FIELDS.iter().fold(0u16, |m, &(_, lo, w)| m | ((1 << w) - 1) << lo);
+    if imm & !covered != 0 {
+        return format!("{imm:#x}");
+    }
+    let value = |lo: u16, w: u16| imm >> lo & ((1 << w) - 1);
+    let any = FIELDS.iter().any(|&(_, lo, w)| value(lo, w) != (1 << w) - 1);
+    let parts: Vec<String> = FIELDS
+        .iter()
+        .filter(|&&(_, lo, w)| !any || value(lo, w) != (1 << w) - 1)
+        .map(|&(name, lo, w)| format!("{name}({})", value(lo, w)))
+        .collect();
+    parts.join(" ")
+}
+
+/// `gpr_idx(SRC0,DST)`: the modes set; hexadecimal beyond the four bits.
+fn gpr_idx_text(imm: u16) -> String {
+    if imm > 0xf {
+        return format!("{imm:#x}");
+    }
+    let names = ["SRC0", "SRC1", "SRC2", "DST"];
+    let set: Vec<&str> = (0..4).filter(|i| imm >> i & 1 != 0).map(|i| names[i]).collect();
+    format!("gpr_idx({})", set.join(","))
 }
 
 /// Where the `s_waitcnt` counters sit in the immediate.
@@ -434,9 +858,22 @@ mod tests {
         assert_eq!(sendmsg_text(Family::Gfx9, 0x322), "sendmsg(MSG_GS, GS_OP_EMIT, 3)");
         assert_eq!(sendmsg_text(Family::Gfx9, 0x55), "sendmsg(5, 5, 0)");
         assert_eq!(sendmsg_text(Family::Gfx9, 0x400), "1024");
-        assert_eq!(constant(0x3e22_f983, 1), "0.15915494");
-        assert_eq!(constant(0x3f80_0000, 2), "0x3f800000");
-        assert_eq!(constant(-16i32 as u32, 1), "-16");
+        assert_eq!(constant(0x3e22_f983, ConstType::B32), "0.15915494");
+        assert_eq!(constant(0x3ff0_0000, ConstType::F64), "1.0");
+        assert_eq!(constant(0x3c00, ConstType::F16), "1.0");
+        assert_eq!(constant(0xffff, ConstType::F16), "-1");
+        assert_eq!(
+            version_text(0xe000),
+            "((UC_VERSION_GFX7|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT)|UC_VERSION_MDP_BIT"
+        );
+        assert_eq!(
+            depctr_text(3),
+            "depctr_hold_cnt(0) depctr_va_vdst(0) depctr_va_sdst(0) depctr_va_ssrc(0) depctr_vm_vsrc(0)"
+        );
+        assert_eq!(depctr_text(0xfff), "0xfff");
+        assert_eq!(swizzle_text(100), " offset:swizzle(BITMASK_PERM,\"00p11\")");
+        assert_eq!(constant(0x3f80_0000, ConstType::B64), "0x3f800000");
+        assert_eq!(constant(-16i32 as u32, ConstType::B32), "-16");
         assert_eq!(hex_signed(-4), "-0x4");
     }
 }

@@ -9,6 +9,7 @@
 
 use crate::opcode::{Family, Format, Opcode};
 use crate::reg::PhysReg;
+use crate::table::{table, ConstType, Enc};
 
 /// A bit field of an instruction dword: `width` bits starting at bit `lo`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -20,7 +21,8 @@ pub struct Bits {
 }
 
 impl Bits {
-    const fn new(lo: u8, width: u8) -> Bits {
+    /// A field of `width` bits at bit `lo`.
+    pub const fn new(lo: u8, width: u8) -> Bits {
         Bits { lo, width }
     }
 
@@ -297,20 +299,21 @@ pub const fn smem(family: Family) -> &'static SmemLayout {
     }
 }
 
-/// The fields of a FLAT-format (global segment) instruction, two dwords, in one family.
+/// The fields of a FLAT-format instruction (flat, global and scratch segments), two dwords, in
+/// one family.
 #[derive(Copy, Clone, Debug)]
 pub struct GlobalLayout {
     /// The format's prefix.
     pub prefix: Prefix,
     /// The opcode.
     pub op: Bits,
-    /// The segment: 2 is global.
+    /// The segment: 0 flat, 1 scratch, 2 global.
     pub seg: Bits,
     /// Cache-policy bits in [`crate::mir::CachePolicy`] order (GLC/SC0, SLC/NT, DLC/SC1).
     pub cpol: [Option<Bits>; 3],
-    /// GFX9: the LDS-DMA bit (must be 0 here).
+    /// Unused (GFX9's LDS-DMA bit is gfx940's `sve`, see [`GlobalLayout::sve`]).
     pub lds: Option<Bits>,
-    /// The signed byte offset.
+    /// The byte offset (signed for global and scratch, unsigned 12-bit for flat).
     pub offset: Bits,
     /// The destination VGPR (second dword).
     pub vdst: Bits,
@@ -320,18 +323,28 @@ pub struct GlobalLayout {
     pub data: Bits,
     /// The address VGPR (second dword).
     pub addr: Bits,
-    /// The `saddr` value that means `off`.
+    /// The `saddr` value that means `off` (global and scratch).
     pub saddr_off: u32,
+    /// The `saddr` value of the flat segment, which has none.
+    pub flat_saddr: u32,
+    /// Scratch: the VGPR address is used (dword index and bits).
+    pub sve: (usize, Bits),
+    /// gfx90a+: `vdst` and `data` are AGPRs (second dword).
+    pub acc: Option<Bits>,
 }
 
+/// The FLAT segment field's value for flat.
+pub const SEG_FLAT: u32 = 0;
+/// The FLAT segment field's value for scratch.
+pub const SEG_SCRATCH: u32 = 1;
 /// The FLAT segment field's value for global.
 pub const SEG_GLOBAL: u32 = 2;
 
-/// GLOBAL on GFX11 (`off` is NULL, 0x7c):
+/// FLAT on GFX11 (`off` is NULL, 0x7c; flat has no `saddr` and holds NULL there):
 ///
 /// ```text
-/// word 0: | offset [12:0] (signed) | dlc [13] | glc [14] | slc [15] | seg [17:16] | op [24:18] | 0 [25] | 0b110111 [31:26] |
-/// word 1: | addr [7:0] | data [15:8] | saddr [22:16] | 0 [23] | vdst [31:24] |
+/// word 0: | offset [12:0] | dlc [13] | glc [14] | slc [15] | seg [17:16] | op [24:18] | 0 [25] | 0b110111 [31:26] |
+/// word 1: | addr [7:0] | data [15:8] | saddr [22:16] | sve [23] | vdst [31:24] |
 /// ```
 pub const GLOBAL_GFX11: GlobalLayout = GlobalLayout {
     prefix: Prefix::new(26, 6, 0b11_0111),
@@ -345,35 +358,292 @@ pub const GLOBAL_GFX11: GlobalLayout = GlobalLayout {
     data: Bits::new(8, 8),
     addr: Bits::new(0, 8),
     saddr_off: 0x7c,
+    flat_saddr: 0x7c,
+    sve: (1, Bits::new(23, 1)),
+    acc: None,
 };
 
-/// GLOBAL on GFX9 (gfx942's SC0/NT/SC1 in GFX9's GLC/SLC bits and bit 25; `off` is 0x7f):
+/// FLAT on gfx940 (SC0/NT/SC1 in GFX9's GLC/SLC bits and bit 25; `off` is 0x7f, flat's
+/// `saddr` is 0; bit 13, GFX9's LDS-DMA bit, is scratch's `sve`):
 ///
 /// ```text
-/// word 0: | offset [12:0] (signed) | lds [13] | seg [15:14] | sc0 [16] | nt [17] | op [24:18] | sc1 [25] | 0b110111 [31:26] |
-/// word 1: | addr [7:0] | data [15:8] | saddr [22:16] | nv [23] | vdst [31:24] |
+/// word 0: | offset [12:0] | sve [13] | seg [15:14] | sc0 [16] | nt [17] | op [24:18] | sc1 [25] | 0b110111 [31:26] |
+/// word 1: | addr [7:0] | data [15:8] | saddr [22:16] | acc [23] | vdst [31:24] |
 /// ```
 pub const GLOBAL_GFX9: GlobalLayout = GlobalLayout {
     prefix: Prefix::new(26, 6, 0b11_0111),
     op: Bits::new(18, 7),
     seg: Bits::new(14, 2),
     cpol: [Some(Bits::new(16, 1)), Some(Bits::new(17, 1)), Some(Bits::new(25, 1))],
-    lds: Some(Bits::new(13, 1)),
+    lds: None,
     offset: Bits::new(0, 13),
     vdst: Bits::new(24, 8),
     saddr: Bits::new(16, 7),
     data: Bits::new(8, 8),
     addr: Bits::new(0, 8),
     saddr_off: 0x7f,
+    flat_saddr: 0,
+    sve: (0, Bits::new(13, 1)),
+    acc: Some(Bits::new(23, 1)),
 };
 
-/// The GLOBAL layout of `family`.
+/// The FLAT layout of `family`.
 pub const fn global(family: Family) -> &'static GlobalLayout {
     match family {
         Family::Gfx11 => &GLOBAL_GFX11,
         Family::Gfx9 => &GLOBAL_GFX9,
     }
 }
+
+/// VOP3P (two dwords; the prefix is 0b11001100 in bits 31:24 on GFX11 and 0b110100111 in
+/// bits 31:23 on GFX9, where VOP3P is the top of the VOP3 opcode space):
+///
+/// ```text
+/// word 0: | vdst [7:0] | neg_hi [10:8] | op_sel [13:11] | op_sel_hi[2] [14] | clamp [15] | op [22:16] | prefix |
+/// word 1: | src0 [8:0] | src1 [17:9] | src2 [26:18] | op_sel_hi[1:0] [28:27] | neg_lo [31:29] |
+/// ```
+pub mod vop3p {
+    use super::{Bits, Family, Prefix};
+    /// The format's prefix in `family`.
+    pub const fn prefix(family: Family) -> Prefix {
+        match family {
+            Family::Gfx11 => Prefix::new(24, 8, 0b1100_1100),
+            Family::Gfx9 => Prefix::new(23, 9, 0b1_1010_0111),
+        }
+    }
+    /// The opcode.
+    pub const OP: Bits = Bits::new(16, 7);
+    /// Clamp.
+    pub const CLAMP: Bits = Bits::new(15, 1);
+    /// The third source's op_sel_hi bit.
+    pub const OPSEL_HI2: Bits = Bits::new(14, 1);
+    /// Operand selection.
+    pub const OPSEL: Bits = Bits::new(11, 3);
+    /// Negate the high halves.
+    pub const NEG_HI: Bits = Bits::new(8, 3);
+    /// The destination.
+    pub const VDST: Bits = Bits::new(0, 8);
+    /// Negate the low halves (second dword).
+    pub const NEG_LO: Bits = Bits::new(29, 3);
+    /// The first two sources' op_sel_hi bits (second dword).
+    pub const OPSEL_HI: Bits = Bits::new(27, 2);
+}
+
+/// VOP3P-MAI, GFX9's matrix instructions (same prefix and opcode space as VOP3P):
+///
+/// ```text
+/// word 0: | vdst [7:0] | cbsz [10:8] | abid [14:11] | acc_cd [15] | op [22:16] | prefix |
+/// word 1: | src0 [8:0] | src1 [17:9] | src2 [26:18] | acc [28:27] (src0, src1 AGPRs) | blgp [31:29] |
+/// ```
+pub mod mai {
+    use super::Bits;
+    /// The destination and `src2` are AGPRs.
+    pub const ACC_CD: Bits = Bits::new(15, 1);
+    /// Which block of A is broadcast.
+    pub const ABID: Bits = Bits::new(11, 4);
+    /// The broadcast size of A.
+    pub const CBSZ: Bits = Bits::new(8, 3);
+    /// The lane pattern of B (second dword).
+    pub const BLGP: Bits = Bits::new(29, 3);
+    /// `src0` and `src1` are AGPRs, bit per source (second dword).
+    pub const ACC: Bits = Bits::new(27, 2);
+}
+
+/// VOPD, GFX11's dual issue (two dwords, a literal shared by both halves):
+///
+/// ```text
+/// word 0: | src0x [8:0] | vsrc1x [16:9] | opy [21:17] | opx [25:22] | 0b110010 [31:26] |
+/// word 1: | src0y [8:0] | vsrc1y [16:9] | vdsty >> 1 [23:17] | vdstx [31:24] |
+/// ```
+///
+/// `vdsty`'s lowest bit is the opposite of `vdstx`'s: the two results sit in different banks.
+pub mod vopd {
+    use super::{Bits, Prefix};
+    /// The format's prefix.
+    pub const PREFIX: Prefix = Prefix::new(26, 6, 0b11_0010);
+    /// The X opcode.
+    pub const OPX: Bits = Bits::new(22, 4);
+    /// The Y opcode.
+    pub const OPY: Bits = Bits::new(17, 5);
+    /// X's second source (a VGPR).
+    pub const VSRC1X: Bits = Bits::new(9, 8);
+    /// X's first source.
+    pub const SRC0X: Bits = Bits::new(0, 9);
+    /// X's destination (second dword).
+    pub const VDSTX: Bits = Bits::new(24, 8);
+    /// Y's destination, halved (second dword).
+    pub const VDSTY: Bits = Bits::new(17, 7);
+    /// Y's second source (second dword).
+    pub const VSRC1Y: Bits = Bits::new(9, 8);
+    /// Y's first source (second dword).
+    pub const SRC0Y: Bits = Bits::new(0, 9);
+}
+
+/// The fields of a DS instruction (two dwords) in one family.
+#[derive(Copy, Clone, Debug)]
+pub struct DsLayout {
+    /// The format's prefix.
+    pub prefix: Prefix,
+    /// The opcode.
+    pub op: Bits,
+    /// GDS instead of LDS.
+    pub gds: Bits,
+    /// gfx90a+: `vdst` and the data are AGPRs.
+    pub acc: Option<Bits>,
+    /// The 16-bit offset (or `offset1:offset0`).
+    pub offset: Bits,
+    /// The address VGPR (second dword).
+    pub addr: Bits,
+    /// The first data VGPR (second dword).
+    pub data0: Bits,
+    /// The second data VGPR (second dword).
+    pub data1: Bits,
+    /// The destination VGPR (second dword).
+    pub vdst: Bits,
+}
+
+/// DS on GFX11:
+///
+/// ```text
+/// word 0: | offset0 [7:0] | offset1 [15:8] | 0 [16] | gds [17] | op [25:18] | 0b110110 [31:26] |
+/// word 1: | addr [7:0] | data0 [15:8] | data1 [23:16] | vdst [31:24] |
+/// ```
+pub const DS_GFX11: DsLayout = DsLayout {
+    prefix: Prefix::new(26, 6, 0b11_0110),
+    op: Bits::new(18, 8),
+    gds: Bits::new(17, 1),
+    acc: None,
+    offset: Bits::new(0, 16),
+    addr: Bits::new(0, 8),
+    data0: Bits::new(8, 8),
+    data1: Bits::new(16, 8),
+    vdst: Bits::new(24, 8),
+};
+
+/// DS on GFX9 (gfx940: the AGPR bit 25):
+///
+/// ```text
+/// word 0: | offset0 [7:0] | offset1 [15:8] | gds [16] | op [24:17] | acc [25] | 0b110110 [31:26] |
+/// word 1: | addr [7:0] | data0 [15:8] | data1 [23:16] | vdst [31:24] |
+/// ```
+pub const DS_GFX9: DsLayout = DsLayout {
+    prefix: Prefix::new(26, 6, 0b11_0110),
+    op: Bits::new(17, 8),
+    gds: Bits::new(16, 1),
+    acc: Some(Bits::new(25, 1)),
+    offset: Bits::new(0, 16),
+    addr: Bits::new(0, 8),
+    data0: Bits::new(8, 8),
+    data1: Bits::new(16, 8),
+    vdst: Bits::new(24, 8),
+};
+
+/// The DS layout of `family`.
+pub const fn ds(family: Family) -> &'static DsLayout {
+    match family {
+        Family::Gfx11 => &DS_GFX11,
+        Family::Gfx9 => &DS_GFX9,
+    }
+}
+
+/// MUBUF, only its cache-control instructions (no operands; two dwords, the second 0):
+/// `| 0 [13:0] | sc0 [14] | sc1 [15] (gfx940) | op [24:18] (GFX11 [25:18]) | 0b111000 [31:26] |`
+pub mod mubuf {
+    use super::{Bits, Family, Prefix};
+    /// The format's prefix.
+    pub const PREFIX: Prefix = Prefix::new(26, 6, 0b11_1000);
+    /// The opcode in `family`.
+    pub const fn op(family: Family) -> Bits {
+        match family {
+            Family::Gfx11 => Bits::new(18, 8),
+            Family::Gfx9 => Bits::new(18, 7),
+        }
+    }
+    /// gfx940 cache-policy bits in [`crate::mir::CachePolicy`] order (SC0, NT, SC1). llvm-mc-19
+    /// accepts `nt` on `buffer_wbl2` and `buffer_inv` but encodes nothing for it: gcnc refuses it.
+    pub const CPOL_GFX9: [Option<Bits>; 3] = [Some(Bits::new(14, 1)), None, Some(Bits::new(15, 1))];
+}
+
+/// The DPP16 dword that follows a VOP1, VOP2 or VOPC word whose `src0` is [`SRC_DPP16`] (and a
+/// GFX11 VOP3's second word):
+///
+/// ```text
+/// | src0 [7:0] | dpp_ctrl [16:8] | 0 [17] | fi [18] | bound_ctrl [19] | src0_neg [20] | src0_abs [21] |
+/// | src1_neg [22] | src1_abs [23] | bank_mask [27:24] | row_mask [31:28] |
+/// ```
+pub mod dpp16 {
+    use super::Bits;
+    /// The source VGPR.
+    pub const SRC0: Bits = Bits::new(0, 8);
+    /// The lane control.
+    pub const CTRL: Bits = Bits::new(8, 9);
+    /// Fetch inactive lanes.
+    pub const FI: Bits = Bits::new(18, 1);
+    /// Read 0 from invalid lanes.
+    pub const BOUND_CTRL: Bits = Bits::new(19, 1);
+    /// Negate, bit per source (bits 20 and 22).
+    pub const NEG: [Bits; 2] = [Bits::new(20, 1), Bits::new(22, 1)];
+    /// Absolute value, bit per source (bits 21 and 23).
+    pub const ABS: [Bits; 2] = [Bits::new(21, 1), Bits::new(23, 1)];
+    /// Banks written.
+    pub const BANK_MASK: Bits = Bits::new(24, 4);
+    /// Rows written.
+    pub const ROW_MASK: Bits = Bits::new(28, 4);
+}
+
+/// The DPP8 dword (GFX10+): `| src0 [7:0] | lane selects, 3 bits each [31:8] |`; `src0` of the
+/// instruction word is [`SRC_DPP8`] or, with `fi`, [`SRC_DPP8_FI`].
+pub mod dpp8 {
+    use super::Bits;
+    /// The source VGPR.
+    pub const SRC0: Bits = Bits::new(0, 8);
+    /// The lane selects.
+    pub const SEL: Bits = Bits::new(8, 24);
+}
+
+/// The SDWA dword (GFX9) that follows a VOP1, VOP2 or VOPC word whose `src0` is [`SRC_SDWA`]:
+///
+/// ```text
+/// | src0 [7:0] | dst_sel [10:8] | dst_unused [12:11] | clamp [13] | omod [15:14] |     (VOPC: sdst [14:8], sd [15])
+/// | src0_sel [18:16] | src0_sext [19] | src0_neg [20] | src0_abs [21] | 0 [22] | src0 is scalar [23] |
+/// | src1_sel [26:24] | src1_sext [27] | src1_neg [28] | src1_abs [29] | 0 [30] | src1 is scalar [31] |
+/// ```
+pub mod sdwa {
+    use super::Bits;
+    /// The first source (a VGPR, or a scalar field value with `S0`).
+    pub const SRC0: Bits = Bits::new(0, 8);
+    /// The result's select.
+    pub const DST_SEL: Bits = Bits::new(8, 3);
+    /// What becomes of the unselected result bits.
+    pub const DST_UNUSED: Bits = Bits::new(11, 2);
+    /// Clamp.
+    pub const CLAMP: Bits = Bits::new(13, 1);
+    /// Output modifier.
+    pub const OMOD: Bits = Bits::new(14, 2);
+    /// VOPC: the scalar destination.
+    pub const SDST: Bits = Bits::new(8, 7);
+    /// VOPC: `sdst` is used (else VCC).
+    pub const SD: Bits = Bits::new(15, 1);
+    /// Source selects.
+    pub const SEL: [Bits; 2] = [Bits::new(16, 3), Bits::new(24, 3)];
+    /// Source sign extension.
+    pub const SEXT: [Bits; 2] = [Bits::new(19, 1), Bits::new(27, 1)];
+    /// Source negation.
+    pub const NEG: [Bits; 2] = [Bits::new(20, 1), Bits::new(28, 1)];
+    /// Source absolute value.
+    pub const ABS: [Bits; 2] = [Bits::new(21, 1), Bits::new(29, 1)];
+    /// The source is an SGPR or a constant, not a VGPR.
+    pub const SCALAR: [Bits; 2] = [Bits::new(23, 1), Bits::new(31, 1)];
+}
+
+/// The `src0` value that says "a DPP16 dword follows".
+pub const SRC_DPP16: u32 = 0xfa;
+/// The `src0` value that says "a DPP8 dword follows" (GFX10+).
+pub const SRC_DPP8: u32 = 0xe9;
+/// The `src0` value of DPP8 with `fi` (GFX10+).
+pub const SRC_DPP8_FI: u32 = 0xea;
+/// The `src0` value that says "an SDWA dword follows" (GFX9).
+pub const SRC_SDWA: u32 = 0xf9;
 
 /// The operand-field value that says "a 32-bit literal follows the instruction".
 pub const LITERAL: u32 = 255;
@@ -383,9 +653,11 @@ pub const SRC_VGPR0: u32 = 256;
 
 /// The field value of a scalar register (SGPRs, VCC, M0, NULL, EXEC) in `family`, as the 7-,
 /// 8- and 9-bit operand fields hold it. GFX11 swaps M0 and NULL (M0 = 125, NULL = 124);
-/// GFX9 has M0 at 124 and no NULL register.
+/// GFX9 has M0 at 124 and no NULL register, and its SGPRs end at s101.
 pub fn sreg_field(reg: PhysReg, family: Family) -> Option<u32> {
     match reg {
+        // gfx942's s102-s105 are FLAT_SCRATCH and XNACK_MASK, which gcnc does not name.
+        r if r.is_plain_sgpr() && family == Family::Gfx9 && r.0 > 101 => None,
         r if r.is_plain_sgpr() => Some(r.0 as u32),
         PhysReg::VCC | PhysReg::VCC_HI | PhysReg::EXEC | PhysReg::EXEC_HI => Some(reg.0 as u32),
         PhysReg::M0 => Some(match family {
@@ -404,7 +676,7 @@ pub fn sreg_field(reg: PhysReg, family: Family) -> Option<u32> {
 /// reserved values give `None`).
 pub fn field_sreg(value: u32, family: Family) -> Option<PhysReg> {
     match (value, family) {
-        (0..=105, _) => Some(PhysReg::sgpr(value as u16)),
+        (0..=101, _) | (102..=105, Family::Gfx11) => Some(PhysReg::sgpr(value as u16)),
         (106 | 107 | 126 | 127, _) => Some(PhysReg(value as u16)),
         (124, Family::Gfx11) => Some(PhysReg::NULL),
         (125, Family::Gfx11) | (124, Family::Gfx9) => Some(PhysReg::M0),
@@ -457,160 +729,10 @@ pub fn inline_value(field: u32) -> Option<Inline> {
     }
 }
 
-const NO: u16 = u16::MAX;
-
-/// The opcode numbers in the native formats, `[gfx11, gfx9]` (`NO`: not in the family).
-fn numbers(op: Opcode) -> [u16; 2] {
-    use Opcode::*;
-    match op {
-        SLoadB32 => [0x000, 0x000],
-        SLoadB64 => [0x001, 0x001],
-        SLoadB128 => [0x002, 0x002],
-        SLoadB256 => [0x003, 0x003],
-        SMovB32 => [0x000, 0x000],
-        SMovB64 => [0x001, 0x001],
-        SNotB32 => [0x01e, 0x004],
-        SAndSaveexecB32 => [0x020, NO],
-        SAndSaveexecB64 => [0x021, 0x020],
-        SOrSaveexecB32 => [0x022, NO],
-        SOrSaveexecB64 => [0x023, 0x021],
-        SAddU32 => [0x000, 0x000],
-        SAddcU32 => [0x004, 0x004],
-        SAddI32 => [0x002, 0x002],
-        SSubU32 => [0x001, 0x001],
-        SSubbU32 => [0x005, 0x005],
-        SSubI32 => [0x003, 0x003],
-        SMulI32 => [0x02c, 0x024],
-        SMinU32 => [0x013, 0x007],
-        SMaxU32 => [0x015, 0x009],
-        SAndB32 => [0x016, 0x00c],
-        SAndB64 => [0x017, 0x00d],
-        SOrB32 => [0x018, 0x00e],
-        SOrB64 => [0x019, 0x00f],
-        SXorB32 => [0x01a, 0x010],
-        SXorB64 => [0x01b, 0x011],
-        SAndn2B32 => [0x022, 0x012],
-        SAndn2B64 => [0x023, 0x013],
-        SLshlB32 => [0x008, 0x01c],
-        SLshlB64 => [0x009, 0x01d],
-        SLshrB32 => [0x00a, 0x01e],
-        SAshrI32 => [0x00c, 0x020],
-        SCselectB32 => [0x030, 0x00a],
-        SCselectB64 => [0x031, 0x00b],
-        SCmpEqU32 => [0x006, 0x006],
-        SCmpLgU32 => [0x007, 0x007],
-        SCmpLtU32 => [0x00a, 0x00a],
-        SCmpLeU32 => [0x00b, 0x00b],
-        SCmpGtU32 => [0x008, 0x008],
-        SCmpGeU32 => [0x009, 0x009],
-        SCmpLtI32 => [0x004, 0x004],
-        SCmpLeI32 => [0x005, 0x005],
-        SCmpGtI32 => [0x002, 0x002],
-        SCmpGeI32 => [0x003, 0x003],
-        SCmpEqU64 => [0x010, 0x012],
-        SCmpLgU64 => [0x011, 0x013],
-        SMovkI32 => [0x000, 0x000],
-        SWaitcntVscnt => [0x018, NO],
-        SNop => [0x000, 0x000],
-        SEndpgm => [0x030, 0x001],
-        SBranch => [0x020, 0x002],
-        SCbranchScc0 => [0x021, 0x004],
-        SCbranchScc1 => [0x022, 0x005],
-        SCbranchVccz => [0x023, 0x006],
-        SCbranchVccnz => [0x024, 0x007],
-        SCbranchExecz => [0x025, 0x008],
-        SCbranchExecnz => [0x026, 0x009],
-        SBarrier => [0x03d, 0x00a],
-        SWaitcnt => [0x009, 0x00c],
-        SDelayAlu => [0x007, NO],
-        SSendmsg => [0x036, 0x010],
-        SClause => [0x005, NO],
-        SCodeEnd => [0x01f, NO],
-        VMovB32 => [0x001, 0x001],
-        VReadfirstlaneB32 => [0x002, 0x002],
-        VNotB32 => [0x037, 0x02b],
-        VCvtF32U32 => [0x006, 0x006],
-        VCvtF32I32 => [0x005, 0x005],
-        VCvtU32F32 => [0x007, 0x007],
-        VCvtI32F32 => [0x008, 0x008],
-        VRcpF32 => [0x02a, 0x022],
-        VSqrtF32 => [0x033, 0x027],
-        VAddNcU32 => [0x025, 0x034],
-        VSubNcU32 => [0x026, 0x035],
-        VAddF32 => [0x003, 0x001],
-        VSubF32 => [0x004, 0x002],
-        VMulF32 => [0x008, 0x005],
-        VMaxF32 => [0x010, 0x00b],
-        VMinF32 => [0x00f, 0x00a],
-        VMaxU32 => [0x014, 0x00f],
-        VMinU32 => [0x013, 0x00e],
-        VMaxI32 => [0x012, 0x00d],
-        VMinI32 => [0x011, 0x00c],
-        VMulU32U24 => [0x00b, 0x008],
-        VLshlrevB32 => [0x018, 0x012],
-        VLshrrevB32 => [0x019, 0x010],
-        VAshrrevI32 => [0x01a, 0x011],
-        VAndB32 => [0x01b, 0x013],
-        VOrB32 => [0x01c, 0x014],
-        VXorB32 => [0x01d, 0x015],
-        VCndmaskB32 => [0x001, 0x000],
-        VAddCoCiU32 => [0x020, 0x01c],
-        VSubCoCiU32 => [0x021, 0x01d],
-        VAddCoU32 => [0x300, 0x019],
-        VSubCoU32 => [0x301, 0x01a],
-        VMadU64U32 => [0x2fe, 0x1e8],
-        VLshlrevB64 => [0x33c, 0x28f],
-        VFmaF32 => [0x213, 0x1cb],
-        VMulLoU32 => [0x32c, 0x285],
-        VMulHiU32 => [0x32d, 0x286],
-        VBfeU32 => [0x210, 0x1c8],
-        VLshlAddU32 => [0x246, 0x1fd],
-        VAdd3U32 => [0x255, 0x1ff],
-        VReadlaneB32 => [0x360, 0x289],
-        VWritelaneB32 => [0x361, 0x28a],
-        VCmpLtU32 => [0x049, 0x0c9],
-        VCmpLeU32 => [0x04b, 0x0cb],
-        VCmpGtU32 => [0x04c, 0x0cc],
-        VCmpGeU32 => [0x04e, 0x0ce],
-        VCmpEqU32 => [0x04a, 0x0ca],
-        VCmpNeU32 => [0x04d, 0x0cd],
-        VCmpLtI32 => [0x041, 0x0c1],
-        VCmpLeI32 => [0x043, 0x0c3],
-        VCmpGtI32 => [0x044, 0x0c4],
-        VCmpGeI32 => [0x046, 0x0c6],
-        VCmpEqI32 => [0x042, 0x0c2],
-        VCmpNeI32 => [0x045, 0x0c5],
-        VCmpLtF32 => [0x011, 0x041],
-        VCmpLeF32 => [0x013, 0x043],
-        VCmpGtF32 => [0x014, 0x044],
-        VCmpGeF32 => [0x016, 0x046],
-        VCmpEqF32 => [0x012, 0x042],
-        VCmpLgF32 => [0x015, 0x045],
-        VCmpNeqF32 => [0x01d, 0x04d],
-        VCmpxLtU32 => [0x0c9, 0x0d9],
-        VCmpxGtU32 => [0x0cc, 0x0dc],
-        VCmpxEqU32 => [0x0ca, 0x0da],
-        VCmpxNeU32 => [0x0cd, 0x0dd],
-        GlobalLoadB32 => [0x014, 0x014],
-        GlobalLoadB64 => [0x015, 0x015],
-        GlobalLoadB128 => [0x017, 0x017],
-        GlobalStoreB32 => [0x01a, 0x01c],
-        GlobalStoreB64 => [0x01b, 0x01d],
-        GlobalStoreB128 => [0x01d, 0x01f],
-        VLshlAddU64 => [NO, 0x208],
-        PStartPgm | PParallelCopy | PPhi | PLinearPhi | PSplitVector | PCreateVector | PLogicalStart | PLogicalEnd
-        | PBranch | PCbranchExecz | PCbranchScc0 => [NO, NO],
-    }
-}
-
 /// The opcode number of `op` in its native format in `family` (`None` for pseudo-instructions
 /// and operations the family lacks).
 pub fn opcode_number(op: Opcode, family: Family) -> Option<u16> {
-    let n = numbers(op)[match family {
-        Family::Gfx11 => 0,
-        Family::Gfx9 => 1,
-    }];
-    (n != NO).then_some(n)
+    table(family).get(op).map(|i| i.number)
 }
 
 /// Where the VOP3 opcode space puts the `_e64` forms of the smaller formats: VOPC at 0, VOP2
@@ -627,19 +749,110 @@ const fn vop3_base(format: Format, family: Family) -> Option<u16> {
 }
 
 /// The VOP3 opcode number of `op` in `family`: its `_e64` form for VOP1, VOP2 and VOPC
-/// operations, its own number for VOP3 ones.
+/// operations that have one, its own number for VOP3 ones.
 pub fn vop3_number(op: Opcode, family: Family) -> Option<u16> {
-    Some(vop3_base(op.format(family), family)? + opcode_number(op, family)?)
+    let info = table(family).get(op)?;
+    let format = info.enc.format();
+    if matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc) && !info.flags.e64 {
+        return None;
+    }
+    Some(vop3_base(format, family)? + info.number)
 }
 
 /// The operation with opcode `number` in format `format` of `family`. For [`Format::Vop3`],
 /// `number` is a VOP3 opcode number, which also names the `_e64` forms of VOP1, VOP2 and
-/// VOPC operations and the VOP3SD operations.
+/// VOPC operations and the VOP3SD operations. For [`Format::Vop3p`] on GFX9 it is the VOP3P
+/// number (the VOP3 number less 0x380); matrix operations are found too.
 pub fn opcode_at(family: Family, format: Format, number: u16) -> Option<Opcode> {
-    Opcode::ALL.iter().copied().find(|&op| match format {
-        Format::Vop3 => vop3_number(op, family) == Some(number),
-        _ => op.format(family) == format && opcode_number(op, family) == Some(number),
+    let t = table(family);
+    let enc = |e: Enc| t.at(e, number).map(|i| i.opcode);
+    match format {
+        Format::Vop3 => {
+            let e64 = |e: Enc, f: Format| {
+                let base = vop3_base(f, family)?;
+                let i = t.at(e, number.checked_sub(base)?)?;
+                i.flags.e64.then_some(i.opcode)
+            };
+            enc(Enc::Vop3)
+                .or_else(|| enc(Enc::Vop3sd))
+                .or_else(|| if number < 0x100 { e64(Enc::Vopc, Format::Vopc) } else { None })
+                .or_else(|| if (0x100..0x140).contains(&number) { e64(Enc::Vop2, Format::Vop2) } else { None })
+                .or_else(|| if number >= 0x140 { e64(Enc::Vop1, Format::Vop1) } else { None })
+        }
+        Format::Vop3p => enc(Enc::Vop3p).or_else(|| enc(Enc::Mai)),
+        _ => t.ops.iter().find(|i| i.enc.format() == format && i.number == number).map(|i| i.opcode),
+    }
+}
+
+/// The default `op_sel_hi` bits of a VOP3P operation (what the assembly leaves out): all set,
+/// except for the mixed-precision `v_fma_mix*` operations, where they are 0.
+pub fn default_opsel_hi(op: Opcode, family: Family) -> u8 {
+    crate::table::opsel_hi_default(op.name(family))
+}
+
+/// The float inline constants of each constant type, in field order 240..=248 (0.5, -0.5,
+/// 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2π)): the bit patterns a constant of that type holds.
+/// 16-bit integer operands have none: llvm-mc-19 encodes `0x3c00` there as a literal, and
+/// its disassembler prints the inline constant 1.0 of such an operand as `0x3c00` (see
+/// [`decoded_inline_floats`]).
+pub fn inline_floats(ctype: ConstType) -> Option<[u32; 9]> {
+    match ctype {
+        ConstType::I16 => None,
+        _ => decoded_inline_floats(ctype),
+    }
+}
+
+/// The values the float inline-constant fields stand for in an operand of `ctype` when
+/// decoding: [`inline_floats`], and for 16-bit integers the f16 patterns.
+pub fn decoded_inline_floats(ctype: ConstType) -> Option<[u32; 9]> {
+    Some(match ctype {
+        ConstType::B32 => INLINE_FLOATS.map(|(_, bits)| bits),
+        ConstType::F16 | ConstType::I16 | ConstType::Pf16 => {
+            [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118]
+        }
+        ConstType::Bf16 => [0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22],
+        ConstType::F64 => [
+            0x3fe0_0000,
+            0xbfe0_0000,
+            0x3ff0_0000,
+            0xbff0_0000,
+            0x4000_0000,
+            0xc000_0000,
+            0x4010_0000,
+            0xc010_0000,
+            0x3fc4_5f30,
+        ],
+        ConstType::B64 | ConstType::Ic => return None,
     })
+}
+
+/// Whether a literal of `ctype` is 16 bits wide (the value must fit).
+pub fn literal_is_16_bit(ctype: ConstType) -> bool {
+    matches!(ctype, ConstType::F16 | ConstType::I16 | ConstType::Bf16)
+}
+
+/// The inline-constant field value for constant `value` in a source of type `ctype`: integers
+/// -16..=64 (16-bit types also accept them as 16-bit values, `0xffff` for -1), and the float
+/// constants of the type (see [`inline_floats`]).
+pub fn inline_field_typed(value: u32, ctype: ConstType) -> Option<u32> {
+    let int = if literal_is_16_bit(ctype) && value <= 0xffff { value as u16 as i16 as i32 } else { value as i32 };
+    match int {
+        0..=64 => return Some(128 + int as u32),
+        -16..=-1 => return Some((192 - int) as u32),
+        _ => {}
+    }
+    inline_floats(ctype)?.iter().position(|&bits| bits == value).map(|i| 240 + i as u32)
+}
+
+/// The constant an inline-constant field value stands for in a source of type `ctype`
+/// (integers sign-extended to 32 bits), if it is one the type has.
+pub fn inline_value_typed(field: u32, ctype: ConstType) -> Option<u32> {
+    match field {
+        128..=192 => Some(field - 128),
+        193..=208 => Some((192 - field as i32) as u32),
+        240..=248 => decoded_inline_floats(ctype).map(|f| f[(field - 240) as usize]),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,14 @@
 //! allocation and the wait and hazard passes transform, and the assembler encodes.
 //!
 //! Machine code goes both ways: [`encode`] turns an instruction into bytes and [`decode`] back,
-//! [`asm`] prints it in LLVM's syntax, all three driven by the same data: the operand shapes
-//! ([`operands`]) and the opcode numbers and field layouts ([`encoding`]) of each encoding
-//! family, checked against llvm-mc-19 by `tests/llvm_mc.rs`.
+//! [`asm`] prints it in llvm-objdump-19's syntax, all three driven by the same data: the opcode
+//! tables ([`table`], generated from llvm-mc-19 by `scripts/gen_tables.py` and committed under
+//! `src/tables/`), which give every opcode of gfx1100 and gfx942 in the formats gcnc handles
+//! with its number, operand slots and modifiers, and the field layouts of each encoding family
+//! ([`encoding`]); [`operands`] is the per-opcode shape view that instruction selection uses.
+//! `tests/llvm_mc.rs` checks every opcode in many forms against llvm-mc-19's assembler and
+//! disassembler, `tests/completeness.rs` the tables against tinygrad's lists of AMD's ISA, and
+//! `tests/decode_smoke.rs` that no input makes the decoder panic.
 #![deny(missing_docs)]
 
 pub mod asm;
@@ -18,3 +23,4 @@ pub mod opcode;
 pub mod operands;
 pub mod processor;
 pub mod reg;
+pub mod table;

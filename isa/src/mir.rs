@@ -126,7 +126,8 @@ pub struct CachePolicy(pub u8);
 /// The format-specific fields of an instruction; each format reads the ones it has.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Fields {
-    /// Memory offset in bytes (SMEM, FLAT/GLOBAL, DS).
+    /// Memory offset in bytes (SMEM, FLAT/GLOBAL, DS; DS operations with two offsets hold
+    /// `offset0 | offset1 << 8`).
     pub offset: i32,
     /// Cache policy of a memory instruction.
     pub cpol: CachePolicy,
@@ -142,8 +143,72 @@ pub struct Fields {
     pub clamp: bool,
     /// VOP3 output modifier (0: none, 1: *2, 2: *4, 3: /2).
     pub omod: u8,
-    /// VOP3 op_sel bits.
+    /// VOP3 op_sel bits (sources, then the destination as bit 3); on the 16-bit-register
+    /// (`t16`) operations, which half of `v1.l`/`v1.h` each operand names.
     pub opsel: u8,
+    /// VOP3P op_sel_hi bits (one per source; most operations want all of them set, see
+    /// [`crate::encoding::default_opsel_hi`]). `neg` holds VOP3P's neg_lo bits.
+    pub opsel_hi: u8,
+    /// VOP3P neg_hi bits.
+    pub neg_hi: u8,
+    /// DS: address GDS instead of LDS.
+    pub gds: bool,
+    /// Matrix instructions: the broadcast controls `cbsz`, `abid` and `blgp`.
+    pub cbsz: u8,
+    /// See `cbsz`.
+    pub abid: u8,
+    /// See `cbsz`.
+    pub blgp: u8,
+    /// The DPP form of a VALU instruction, with its lane controls.
+    pub dpp: Option<Dpp>,
+    /// The SDWA form of a VALU instruction (GFX9), with its selects.
+    pub sdwa: Option<Sdwa>,
+    /// A VOPD pair: the operation in the Y slot (`opcode` is the X one). Results are
+    /// `[vdstx, vdsty]`; operands are X's then Y's.
+    pub vopd_y: Option<Opcode>,
+}
+
+/// DPP lane controls.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dpp {
+    /// DPP16: `dpp_ctrl` (quad_perm, row shifts and rotates, ...), the row and bank masks,
+    /// `bound_ctrl` and `fi`.
+    Dpp16 {
+        /// The 9-bit control.
+        ctrl: u16,
+        /// Rows written (4 bits).
+        row_mask: u8,
+        /// Banks written (4 bits).
+        bank_mask: u8,
+        /// Read 0 from invalid lanes.
+        bound_ctrl: bool,
+        /// Fetch inactive lanes (GFX10+).
+        fi: bool,
+    },
+    /// DPP8 (GFX10+): eight 3-bit lane selects within each group of eight.
+    Dpp8 {
+        /// The selects, lane 0 in bits 2:0.
+        sel: u32,
+        /// Fetch inactive lanes.
+        fi: bool,
+    },
+}
+
+/// SDWA (GFX9) selects: which byte or word of each source is read and of the result written
+/// (0-3: BYTE_0..3, 4: WORD_0, 5: WORD_1, 6: DWORD). Neg, abs, clamp and omod live in the
+/// common fields.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Sdwa {
+    /// The result's select.
+    pub dst_sel: u8,
+    /// What the other bits of the result become: 0 pad with zeros, 1 sign-extend, 2 preserve.
+    pub dst_unused: u8,
+    /// The first source's select.
+    pub src0_sel: u8,
+    /// The second source's select.
+    pub src1_sel: u8,
+    /// Sign-extend the selected source (bit per source).
+    pub sext: u8,
 }
 
 /// A machine instruction.
@@ -315,6 +380,32 @@ impl fmt::Display for DisplayInst<'_> {
         }
         if fl.clamp {
             f.write_str(" clamp")?;
+        }
+        let more =
+            [("opsel_hi", fl.opsel_hi), ("neg_hi", fl.neg_hi), ("cbsz", fl.cbsz), ("abid", fl.abid), ("blgp", fl.blgp)];
+        for (name, v) in more {
+            if v != 0 {
+                write!(f, " {name}:{v}")?;
+            }
+        }
+        if fl.gds {
+            f.write_str(" gds")?;
+        }
+        match fl.dpp {
+            Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi }) => write!(
+                f,
+                " dpp:{ctrl:#x}:{row_mask:#x}:{bank_mask:#x}{}{}",
+                if bound_ctrl { ":bound_ctrl" } else { "" },
+                if fi { ":fi" } else { "" }
+            )?,
+            Some(Dpp::Dpp8 { sel, fi }) => write!(f, " dpp8:{sel:#x}{}", if fi { ":fi" } else { "" })?,
+            None => {}
+        }
+        if let Some(s) = fl.sdwa {
+            write!(f, " sdwa:{}:{}:{}:{}:{}", s.dst_sel, s.dst_unused, s.src0_sel, s.src1_sel, s.sext)?;
+        }
+        if let Some(y) = fl.vopd_y {
+            write!(f, " vopd_y:{}", y.name(family))?;
         }
         Ok(())
     }

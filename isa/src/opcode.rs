@@ -1,10 +1,14 @@
 //! Opcodes: one variant per operation, with its format and assembly name on each encoding
 //! family. An operation whose encoding family lacks it has an empty name there.
 //!
-//! This table holds the operations the first end-to-end kernels use (clang-19's vector add on
-//! gfx1100, wave32 and wave64, and gfx942 among them) and the common ones likely next; the ISA
-//! issue widens it to every opcode llvm-mc-19 accepts, as data. Opcode numbers and bit layouts
-//! live in [`crate::encoding`], operand shapes in [`crate::operands`], keyed by these variants.
+//! The hand-written entries below are the operations the first end-to-end kernels use, with
+//! their meaning; `tables/opcodes.rs`, generated with the opcode tables
+//! (`isa/scripts/gen_tables.py`), adds every other opcode that llvm-mc-19 accepts for gfx1100
+//! and gfx942 in the formats gcnc handles. A generated variant covers one operation in both
+//! families when the names agree or when GFX11 merely renamed GFX9's operation
+//! (`global_load_b32`/`global_load_dword`); otherwise it exists in one family only. Opcode
+//! numbers, operand slots and modifiers live in the tables ([`crate::table`]), which
+//! [`crate::encoding`] and [`crate::operands`] read, keyed by these variants.
 
 use crate::processor::Generation;
 
@@ -38,6 +42,19 @@ pub enum Format {
     Global,
     /// A pseudo-instruction, removed before encoding.
     Pseudo,
+    /// Vector with packed (two 16-bit halves) or mixed-precision sources, and on GFX9 the
+    /// matrix instructions (MFMA, the MAI layout).
+    Vop3p,
+    /// Two VALU operations issued together (GFX11 dual issue).
+    Vopd,
+    /// Local and global data share (LDS/GDS).
+    Ds,
+    /// FLAT memory with the flat segment (an address in any aperture).
+    Flat,
+    /// FLAT memory with the scratch (private) segment.
+    Scratch,
+    /// Buffer instructions; gcnc handles only the cache-control ones without operands.
+    Mubuf,
 }
 
 /// Which family of encodings a processor uses.
@@ -59,6 +76,8 @@ impl Family {
         }
     }
 }
+
+include!("tables/opcodes.rs");
 
 macro_rules! opcodes {
     ($($(#[$doc:meta])* $variant:ident: ($f11:ident, $n11:literal), ($f9:ident, $n9:literal);)*) => {
@@ -90,7 +109,7 @@ macro_rules! opcodes {
     };
 }
 
-opcodes! {
+with_generated_opcodes! { opcodes {
     /// Defines the kernel's inputs in their fixed registers at the entry.
     PStartPgm: (Pseudo, "p_startpgm"), (Pseudo, "p_startpgm");
     /// Copies several values at once (all reads before all writes).
@@ -394,7 +413,7 @@ opcodes! {
     GlobalStoreB64: (Global, "global_store_b64"), (Global, "global_store_dwordx2");
     /// Global store of four dwords.
     GlobalStoreB128: (Global, "global_store_b128"), (Global, "global_store_dwordx4");
-}
+} }
 
 impl Opcode {
     /// Whether this is a pseudo-instruction (never encoded).

@@ -7,16 +7,22 @@
 //! Registers that an `_e32` encoding reads or writes implicitly (VCC of a VOPC compare or of a
 //! carry) are ordinary [`Loc::Mask`] operands in the MIR, as they are in the assembly syntax.
 //!
-//! Two formats have an optional trailing operand that the shape does not list:
-//! - SMEM: a second operand, an SGPR, is the `soffset` register added to the immediate offset.
+//! Shapes are a view of the opcode tables ([`crate::table`]), which hold more: the encoding
+//! field of each slot, AGPRs, constant types, and the optional slots the shape does not list:
+//! - SMEM: an operand after `sbase`, an SGPR, is the `soffset` register added to the offset.
 //! - GLOBAL: a trailing SGPR pair is `saddr`; the address operand is then a 32-bit VGPR
 //!   offset instead of a 64-bit VGPR address. Without it, the assembly says `off`.
+//! - SCRATCH: the VGPR address and the SGPR `saddr` are both optional.
+//! - FLAT/GLOBAL atomics: the returned value is a result only with GLC (GFX11) or SC0 (gfx942).
 //!
 //! Facts checked against llvm-mc-19 (gfx1100 and gfx942): which operands accept SGPRs,
 //! constants and literals, and which modifiers each opcode takes (see `isa/tests/llvm_mc.rs`).
 
 use crate::mir::Fields;
 use crate::opcode::{Family, Format, Opcode};
+use crate::table::{table, Kind, Role};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Where an operand may live.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -101,120 +107,61 @@ impl Shape {
     }
 }
 
-const fn slot(loc: Loc, size: u8) -> Slot {
-    Slot { loc, size }
+/// The [`Loc`] of a table slot kind.
+fn loc_of(kind: Kind) -> Loc {
+    match kind {
+        Kind::S => Loc::Sgpr,
+        Kind::V | Kind::A | Kind::Av => Loc::Vgpr,
+        Kind::Ss | Kind::K | Kind::Imm(_) => Loc::Ssrc,
+        Kind::Vs | Kind::Vi | Kind::Avi => Loc::Vsrc,
+        Kind::L => Loc::Lane,
+        Kind::M => Loc::Mask,
+    }
 }
 
-const S1: Slot = slot(Loc::Sgpr, 1);
-const S2: Slot = slot(Loc::Sgpr, 2);
-const S4: Slot = slot(Loc::Sgpr, 4);
-const S8: Slot = slot(Loc::Sgpr, 8);
-const SS1: Slot = slot(Loc::Ssrc, 1);
-const SS2: Slot = slot(Loc::Ssrc, 2);
-const V1: Slot = slot(Loc::Vgpr, 1);
-const V2: Slot = slot(Loc::Vgpr, 2);
-const V4: Slot = slot(Loc::Vgpr, 4);
-const VS1: Slot = slot(Loc::Vsrc, 1);
-const VS2: Slot = slot(Loc::Vsrc, 2);
-const MASK: Slot = slot(Loc::Mask, 1);
-const LANE: Slot = slot(Loc::Lane, 1);
-
-const NONE: Mods = Mods { neg_abs: false, clamp: false, omod: false };
-const CLAMP: Mods = Mods { neg_abs: false, clamp: true, omod: false };
-const INT_TO_FLOAT: Mods = Mods { neg_abs: false, clamp: true, omod: true };
-const FLOAT: Mods = Mods { neg_abs: true, clamp: true, omod: true };
-const FLOAT_CMP: Mods = Mods { neg_abs: true, clamp: true, omod: false };
-const SELECT: Mods = Mods { neg_abs: true, clamp: false, omod: false };
-
-const fn shape(defs: &'static [Slot], ops: &'static [Slot], mods: Mods) -> Shape {
-    Shape { defs, ops, mods }
+/// The shapes of one family, built once from its table.
+fn shapes(family: Family) -> &'static HashMap<Opcode, Shape> {
+    static S11: OnceLock<HashMap<Opcode, Shape>> = OnceLock::new();
+    static S9: OnceLock<HashMap<Opcode, Shape>> = OnceLock::new();
+    let cell = match family {
+        Family::Gfx11 => &S11,
+        Family::Gfx9 => &S9,
+    };
+    cell.get_or_init(|| {
+        table(family)
+            .ops
+            .iter()
+            .map(|info| {
+                let slots = |role: Role| -> &'static [Slot] {
+                    let v: Vec<Slot> = info
+                        .slots
+                        .iter()
+                        .filter(|s| s.role == role && !s.optional)
+                        .map(|s| Slot { loc: loc_of(s.kind), size: s.size })
+                        .collect();
+                    Box::leak(v.into_boxed_slice())
+                };
+                let f = info.flags;
+                let mods = Mods { neg_abs: f.neg != 0 || f.abs != 0, clamp: f.clamp, omod: f.omod };
+                (info.opcode, Shape { defs: slots(Role::Def), ops: slots(Role::Use), mods })
+            })
+            .collect()
+    })
 }
 
 /// The shape of `op` in `family`, or `None` for pseudo-instructions and operations the
-/// family lacks.
+/// family lacks. Optional slots (a GLOBAL `saddr`, an SMEM `soffset`, SCRATCH's addresses, an
+/// atomic's returned value) are left out; [`crate::table::info`] describes every slot.
 pub fn shape_of(op: Opcode, family: Family) -> Option<Shape> {
-    use Opcode::*;
-    if op.is_pseudo() || !op.exists_in(family) {
-        return None;
-    }
-    let s = match op {
-        SLoadB32 => shape(&[S1], &[S2], NONE),
-        SLoadB64 => shape(&[S2], &[S2], NONE),
-        SLoadB128 => shape(&[S4], &[S2], NONE),
-        SLoadB256 => shape(&[S8], &[S2], NONE),
-
-        SMovB32 | SNotB32 | SAndSaveexecB32 | SOrSaveexecB32 => shape(&[S1], &[SS1], NONE),
-        SMovB64 | SAndSaveexecB64 | SOrSaveexecB64 => shape(&[S2], &[SS2], NONE),
-
-        SAddU32 | SAddcU32 | SAddI32 | SSubU32 | SSubbU32 | SSubI32 | SMulI32 | SMinU32 | SMaxU32 | SAndB32
-        | SOrB32 | SXorB32 | SAndn2B32 | SLshlB32 | SLshrB32 | SAshrI32 | SCselectB32 => {
-            shape(&[S1], &[SS1, SS1], NONE)
-        }
-        SAndB64 | SOrB64 | SXorB64 | SAndn2B64 | SCselectB64 => shape(&[S2], &[SS2, SS2], NONE),
-        SLshlB64 => shape(&[S2], &[SS2, SS1], NONE),
-
-        SCmpEqU32 | SCmpLgU32 | SCmpLtU32 | SCmpLeU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtI32 | SCmpLeI32 | SCmpGtI32
-        | SCmpGeI32 => shape(&[], &[SS1, SS1], NONE),
-        SCmpEqU64 | SCmpLgU64 => shape(&[], &[SS2, SS2], NONE),
-
-        SMovkI32 => shape(&[S1], &[], NONE),
-        // The SGPR field of s_waitcnt_vscnt is read; llvm-mc-19 accepts only `null` there.
-        SWaitcntVscnt => shape(&[], &[S1], NONE),
-
-        SNop | SEndpgm | SBranch | SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz
-        | SCbranchExecnz | SBarrier | SWaitcnt | SDelayAlu | SSendmsg | SClause | SCodeEnd => shape(&[], &[], NONE),
-
-        VMovB32 | VNotB32 => shape(&[V1], &[VS1], NONE),
-        VReadfirstlaneB32 => shape(&[S1], &[V1], NONE),
-        VCvtF32U32 | VCvtF32I32 => shape(&[V1], &[VS1], INT_TO_FLOAT),
-        VCvtU32F32 | VCvtI32F32 | VRcpF32 | VSqrtF32 => shape(&[V1], &[VS1], FLOAT),
-
-        VAddF32 | VSubF32 | VMulF32 | VMaxF32 | VMinF32 => shape(&[V1], &[VS1, VS1], FLOAT),
-        VAddNcU32 | VSubNcU32 | VMulU32U24 => shape(&[V1], &[VS1, VS1], CLAMP),
-        VMaxU32 | VMinU32 | VMaxI32 | VMinI32 | VLshlrevB32 | VLshrrevB32 | VAshrrevI32 | VAndB32 | VOrB32
-        | VXorB32 => shape(&[V1], &[VS1, VS1], NONE),
-        VCndmaskB32 => shape(&[V1], &[VS1, VS1, MASK], SELECT),
-        VAddCoCiU32 | VSubCoCiU32 => shape(&[V1, MASK], &[VS1, VS1, MASK], CLAMP),
-        VAddCoU32 | VSubCoU32 => shape(&[V1, MASK], &[VS1, VS1], CLAMP),
-
-        VMadU64U32 => shape(&[V2, MASK], &[VS1, VS1, VS2], CLAMP),
-        VLshlrevB64 => shape(&[V2], &[VS1, VS2], NONE),
-        VLshlAddU64 => shape(&[V2], &[VS2, VS1, VS2], NONE),
-        VFmaF32 => shape(&[V1], &[VS1, VS1, VS1], FLOAT),
-        VMulLoU32 | VMulHiU32 => shape(&[V1], &[VS1, VS1], NONE),
-        VBfeU32 | VLshlAddU32 | VAdd3U32 => shape(&[V1], &[VS1, VS1, VS1], NONE),
-        VReadlaneB32 => shape(&[S1], &[V1, LANE], NONE),
-        VWritelaneB32 => shape(&[V1], &[SS1, LANE], NONE),
-
-        VCmpLtU32 | VCmpLeU32 | VCmpGtU32 | VCmpGeU32 | VCmpEqU32 | VCmpNeU32 | VCmpLtI32 | VCmpLeI32 | VCmpGtI32
-        | VCmpGeI32 | VCmpEqI32 | VCmpNeI32 => shape(&[MASK], &[VS1, VS1], NONE),
-        VCmpLtF32 | VCmpLeF32 | VCmpGtF32 | VCmpGeF32 | VCmpEqF32 | VCmpLgF32 | VCmpNeqF32 => {
-            shape(&[MASK], &[VS1, VS1], FLOAT_CMP)
-        }
-        // GFX10+ `v_cmpx` writes EXEC only; GFX9's also writes its SGPR (or VCC) destination.
-        VCmpxLtU32 | VCmpxGtU32 | VCmpxEqU32 | VCmpxNeU32 => match family {
-            Family::Gfx11 => shape(&[], &[VS1, VS1], NONE),
-            Family::Gfx9 => shape(&[MASK], &[VS1, VS1], NONE),
-        },
-
-        GlobalLoadB32 => shape(&[V1], &[V2], NONE),
-        GlobalLoadB64 => shape(&[V2], &[V2], NONE),
-        GlobalLoadB128 => shape(&[V4], &[V2], NONE),
-        GlobalStoreB32 => shape(&[], &[V2, V1], NONE),
-        GlobalStoreB64 => shape(&[], &[V2, V2], NONE),
-        GlobalStoreB128 => shape(&[], &[V2, V4], NONE),
-
-        PStartPgm | PParallelCopy | PPhi | PLinearPhi | PSplitVector | PCreateVector | PLogicalStart | PLogicalEnd
-        | PBranch | PCbranchExecz | PCbranchScc0 => return None,
-    };
-    Some(s)
+    shapes(family).get(&op).copied()
 }
 
 /// Whether an operation of a VOP1, VOP2 or VOPC format also has a VOP3 (`_e64`) encoding.
 /// `v_readfirstlane_b32` has none (llvm-mc-19: "e64 variant of this instruction is not
 /// supported"), so it prints without a suffix.
 pub fn has_vop3_form(op: Opcode, family: Family) -> bool {
-    matches!(op.format(family), Format::Vop1 | Format::Vop2 | Format::Vopc) && op != Opcode::VReadfirstlaneB32
+    matches!(op.format(family), Format::Vop1 | Format::Vop2 | Format::Vopc)
+        && table(family).get(op).is_some_and(|i| i.flags.e64)
 }
 
 #[cfg(test)]
@@ -231,31 +178,123 @@ mod tests {
         }
     }
 
-    /// The encoder, decoder and printer index results and operands by the format's fields;
-    /// every shape must have what its format places.
-    #[test]
-    fn shapes_fit_their_formats() {
-        for family in [Family::Gfx9, Family::Gfx11] {
-            for &op in Opcode::ALL {
-                let Some(s) = shape_of(op, family) else { continue };
-                let (d, o) = (s.defs.len(), s.ops.len());
-                let fits = match op.format(family) {
-                    Format::Sop1 | Format::Vop1 | Format::Smem => d == 1 && o == 1,
-                    Format::Sop2 => d == 1 && o == 2,
-                    Format::Sopc => d == 0 && o == 2,
-                    Format::Sopk => d + o <= 1,
-                    Format::Sopp => d == 0 && o == 0,
-                    Format::Vop2 => (1..=2).contains(&d) && (2..=3).contains(&o),
-                    Format::Vopc => d <= 1 && o == 2,
-                    Format::Vop3 | Format::Vop3sd => d <= 2 && (1..=3).contains(&o),
-                    Format::Global => (d == 1 && o == 1) || (d == 0 && o == 2),
-                    Format::Pseudo => false,
-                };
-                let last =
-                    |list: &[Slot]| list.iter().enumerate().all(|(i, s)| s.loc != Loc::Mask || i + 1 == list.len());
-                let masks_last = last(s.defs) && last(s.ops);
-                assert!(fits && masks_last, "{op:?} in {family:?}: {s:?}");
+    const fn slot(loc: Loc, size: u8) -> Slot {
+        Slot { loc, size }
+    }
+    const S1: Slot = slot(Loc::Sgpr, 1);
+    const S2: Slot = slot(Loc::Sgpr, 2);
+    const S4: Slot = slot(Loc::Sgpr, 4);
+    const S8: Slot = slot(Loc::Sgpr, 8);
+    const SS1: Slot = slot(Loc::Ssrc, 1);
+    const SS2: Slot = slot(Loc::Ssrc, 2);
+    const V1: Slot = slot(Loc::Vgpr, 1);
+    const V2: Slot = slot(Loc::Vgpr, 2);
+    const V4: Slot = slot(Loc::Vgpr, 4);
+    const VS1: Slot = slot(Loc::Vsrc, 1);
+    const VS2: Slot = slot(Loc::Vsrc, 2);
+    const MASK: Slot = slot(Loc::Mask, 1);
+    const LANE: Slot = slot(Loc::Lane, 1);
+    const NONE: Mods = Mods { neg_abs: false, clamp: false, omod: false };
+    const CLAMP: Mods = Mods { neg_abs: false, clamp: true, omod: false };
+    const INT_TO_FLOAT: Mods = Mods { neg_abs: false, clamp: true, omod: true };
+    const FLOAT: Mods = Mods { neg_abs: true, clamp: true, omod: true };
+    const FLOAT_CMP: Mods = Mods { neg_abs: true, clamp: true, omod: false };
+    const SELECT: Mods = Mods { neg_abs: true, clamp: false, omod: false };
+    const fn shape(defs: &'static [Slot], ops: &'static [Slot], mods: Mods) -> Shape {
+        Shape { defs, ops, mods }
+    }
+
+    /// The shapes written by hand for the first kernels (instruction selection relies on
+    /// them), before the tables were generated: the tables must agree.
+    fn first_shape(op: Opcode, family: Family) -> Option<Shape> {
+        use Opcode::*;
+        if op.is_pseudo() || !op.exists_in(family) {
+            return None;
+        }
+        let s = match op {
+            SLoadB32 => shape(&[S1], &[S2], NONE),
+            SLoadB64 => shape(&[S2], &[S2], NONE),
+            SLoadB128 => shape(&[S4], &[S2], NONE),
+            SLoadB256 => shape(&[S8], &[S2], NONE),
+
+            SMovB32 | SNotB32 | SAndSaveexecB32 | SOrSaveexecB32 => shape(&[S1], &[SS1], NONE),
+            SMovB64 | SAndSaveexecB64 | SOrSaveexecB64 => shape(&[S2], &[SS2], NONE),
+
+            SAddU32 | SAddcU32 | SAddI32 | SSubU32 | SSubbU32 | SSubI32 | SMulI32 | SMinU32 | SMaxU32 | SAndB32
+            | SOrB32 | SXorB32 | SAndn2B32 | SLshlB32 | SLshrB32 | SAshrI32 | SCselectB32 => {
+                shape(&[S1], &[SS1, SS1], NONE)
             }
+            SAndB64 | SOrB64 | SXorB64 | SAndn2B64 | SCselectB64 => shape(&[S2], &[SS2, SS2], NONE),
+            SLshlB64 => shape(&[S2], &[SS2, SS1], NONE),
+
+            SCmpEqU32 | SCmpLgU32 | SCmpLtU32 | SCmpLeU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtI32 | SCmpLeI32
+            | SCmpGtI32 | SCmpGeI32 => shape(&[], &[SS1, SS1], NONE),
+            SCmpEqU64 | SCmpLgU64 => shape(&[], &[SS2, SS2], NONE),
+
+            SMovkI32 => shape(&[S1], &[], NONE),
+            // The SGPR field of s_waitcnt_vscnt is read; llvm-mc-19 accepts only `null` there.
+            SWaitcntVscnt => shape(&[], &[S1], NONE),
+
+            SNop | SEndpgm | SBranch | SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz
+            | SCbranchExecnz | SBarrier | SWaitcnt | SDelayAlu | SSendmsg | SClause | SCodeEnd => shape(&[], &[], NONE),
+
+            VMovB32 | VNotB32 => shape(&[V1], &[VS1], NONE),
+            VReadfirstlaneB32 => shape(&[S1], &[V1], NONE),
+            VCvtF32U32 | VCvtF32I32 => shape(&[V1], &[VS1], INT_TO_FLOAT),
+            VCvtU32F32 | VCvtI32F32 | VRcpF32 | VSqrtF32 => shape(&[V1], &[VS1], FLOAT),
+
+            VAddF32 | VSubF32 | VMulF32 | VMaxF32 | VMinF32 => shape(&[V1], &[VS1, VS1], FLOAT),
+            VAddNcU32 | VSubNcU32 | VMulU32U24 => shape(&[V1], &[VS1, VS1], CLAMP),
+            VMaxU32 | VMinU32 | VMaxI32 | VMinI32 | VLshlrevB32 | VLshrrevB32 | VAshrrevI32 | VAndB32 | VOrB32
+            | VXorB32 => shape(&[V1], &[VS1, VS1], NONE),
+            VCndmaskB32 => shape(&[V1], &[VS1, VS1, MASK], SELECT),
+            VAddCoCiU32 | VSubCoCiU32 => shape(&[V1, MASK], &[VS1, VS1, MASK], CLAMP),
+            VAddCoU32 | VSubCoU32 => shape(&[V1, MASK], &[VS1, VS1], CLAMP),
+
+            VMadU64U32 => shape(&[V2, MASK], &[VS1, VS1, VS2], CLAMP),
+            VLshlrevB64 => shape(&[V2], &[VS1, VS2], NONE),
+            VLshlAddU64 => shape(&[V2], &[VS2, VS1, VS2], NONE),
+            VFmaF32 => shape(&[V1], &[VS1, VS1, VS1], FLOAT),
+            VMulLoU32 | VMulHiU32 => shape(&[V1], &[VS1, VS1], NONE),
+            VBfeU32 | VLshlAddU32 | VAdd3U32 => shape(&[V1], &[VS1, VS1, VS1], NONE),
+            VReadlaneB32 => shape(&[S1], &[V1, LANE], NONE),
+            VWritelaneB32 => shape(&[V1], &[SS1, LANE], NONE),
+
+            VCmpLtU32 | VCmpLeU32 | VCmpGtU32 | VCmpGeU32 | VCmpEqU32 | VCmpNeU32 | VCmpLtI32 | VCmpLeI32
+            | VCmpGtI32 | VCmpGeI32 | VCmpEqI32 | VCmpNeI32 => shape(&[MASK], &[VS1, VS1], NONE),
+            VCmpLtF32 | VCmpLeF32 | VCmpGtF32 | VCmpGeF32 | VCmpEqF32 | VCmpLgF32 | VCmpNeqF32 => {
+                shape(&[MASK], &[VS1, VS1], FLOAT_CMP)
+            }
+            // GFX10+ `v_cmpx` writes EXEC only; GFX9's also writes its SGPR (or VCC) destination.
+            VCmpxLtU32 | VCmpxGtU32 | VCmpxEqU32 | VCmpxNeU32 => match family {
+                Family::Gfx11 => shape(&[], &[VS1, VS1], NONE),
+                Family::Gfx9 => shape(&[MASK], &[VS1, VS1], NONE),
+            },
+
+            GlobalLoadB32 => shape(&[V1], &[V2], NONE),
+            GlobalLoadB64 => shape(&[V2], &[V2], NONE),
+            GlobalLoadB128 => shape(&[V4], &[V2], NONE),
+            GlobalStoreB32 => shape(&[], &[V2, V1], NONE),
+            GlobalStoreB64 => shape(&[], &[V2, V2], NONE),
+            GlobalStoreB128 => shape(&[], &[V2, V4], NONE),
+
+            PStartPgm | PParallelCopy | PPhi | PLinearPhi | PSplitVector | PCreateVector | PLogicalStart
+            | PLogicalEnd | PBranch | PCbranchExecz | PCbranchScc0 => return None,
+            _ => return None,
+        };
+        Some(s)
+    }
+
+    #[test]
+    fn first_shapes_are_kept() {
+        for family in [Family::Gfx9, Family::Gfx11] {
+            let mut checked = 0;
+            for &op in Opcode::ALL {
+                let Some(expected) = first_shape(op, family) else { continue };
+                assert_eq!(shape_of(op, family), Some(expected), "{op:?} in {family:?}");
+                checked += 1;
+            }
+            assert!(checked > 120, "{checked}");
         }
     }
 

@@ -122,6 +122,11 @@ impl RegClass {
         RegClass { ty: RegType::Vgpr, size, linear: false }
     }
 
+    /// `size` AGPRs.
+    pub const fn agpr(size: u8) -> RegClass {
+        RegClass { ty: RegType::Agpr, size, linear: false }
+    }
+
     /// `size` linear VGPRs.
     pub const fn linear_vgpr(size: u8) -> RegClass {
         RegClass { ty: RegType::Vgpr, size, linear: true }

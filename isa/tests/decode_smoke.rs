@@ -1,10 +1,11 @@
 //! The decoder never panics: random dwords (biased towards the format prefixes so that most
-//! reach the operand decoding), truncated instructions and mutated valid encodings, for about
-//! half a second per run. Whatever decodes must also print, and, when it encodes again, decode
-//! back to itself.
+//! reach the operand decoding, and towards the DPP, SDWA and literal source values), truncated
+//! instructions and whole random code sections, for about half a second per run. Whatever
+//! decodes must also print, and, when it encodes again, decode back to itself; a section that
+//! does not decode names the offset of the bad instruction.
 
 use isa::asm::print_inst;
-use isa::decode::decode;
+use isa::decode::{decode, decode_all};
 use isa::encode::encode;
 use isa::opcode::Family;
 use std::time::{Duration, Instant};
@@ -25,8 +26,8 @@ impl Rng {
     }
 }
 
-/// The top bits that select each format (SOP*, VOP1/VOPC/VOP2, VOP3, SMEM, FLAT) of both
-/// families, as (value, number of top bits).
+/// The top bits that select each format (SOP*, VOP1/VOPC/VOP2, VOP3, VOP3P, VOPD, SMEM, DS,
+/// FLAT, MUBUF) of both families, as (value, number of top bits).
 const PREFIXES: &[(u32, u32)] = &[
     (0b1_0111_1101, 9),
     (0b1_0111_1110, 9),
@@ -38,9 +39,14 @@ const PREFIXES: &[(u32, u32)] = &[
     (0b0, 1),
     (0b11_0101, 6),
     (0b11_0100, 6),
+    (0b1_1010_0111, 9),
+    (0b1100_1100, 8),
+    (0b11_0010, 6),
     (0b11_1101, 6),
     (0b11_0000, 6),
+    (0b11_0110, 6),
     (0b11_0111, 6),
+    (0b11_1000, 6),
 ];
 
 fn check(bytes: &[u8], family: Family, wave: u32, stats: &mut [usize; 3]) {
@@ -72,14 +78,24 @@ fn decode_never_panics() {
     let start = Instant::now();
     let mut stats = [0usize; 3];
     let mut rounds = 0u32;
-    while rounds < 400_000 && (!rounds.is_multiple_of(1024) || start.elapsed() < Duration::from_millis(500)) {
+    // ISA_FUZZ_MS=60000 fuzzes for a minute (with a seed from the clock) instead of half a second.
+    let budget: u64 = std::env::var("ISA_FUZZ_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
+    if budget > 500 {
+        rng = Rng(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
+    }
+    let max_rounds = if budget > 500 { u32::MAX } else { 400_000 };
+    while rounds < max_rounds && (!rounds.is_multiple_of(1024) || start.elapsed() < Duration::from_millis(budget)) {
         rounds += 1;
         let mut words = [rng.word(), rng.word(), rng.word()];
         let (prefix, bits) = PREFIXES[(rng.next() % PREFIXES.len() as u64) as usize];
         words[0] = (words[0] & (u32::MAX >> bits)) | (prefix << (32 - bits));
-        // Sometimes make sources literals or inline constants, which random bits rarely are.
+        // Sometimes make sources literals, inline constants or DPP/SDWA markers, which random
+        // bits rarely are.
         if rng.next().is_multiple_of(4) {
-            words[1] = (words[1] & !0x1ff) | [255, 128, 242, 106, 124][(rng.next() % 5) as usize];
+            let special = [255, 128, 242, 106, 124, 0xfa, 0xe9, 0xea, 0xf9];
+            let which = (rng.next() % special.len() as u64) as usize;
+            let w = (rng.next() % 2) as usize;
+            words[w] = (words[w] & !0x1ff) | special[which];
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let cut = (rng.next() % 13) as usize;
@@ -94,6 +110,33 @@ fn decode_never_panics() {
         stats[0], stats[1], stats[2]
     );
     assert!(stats[1] > 1000, "too few random words decode: {stats:?}");
+}
+
+/// Whole random sections: decoding stops at the first bad instruction with its offset.
+#[test]
+fn sections_name_the_offset_of_a_bad_instruction() {
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let mut errors = 0;
+    for round in 0..2000 {
+        let n = (rng.next() % 24) as usize;
+        let mut bytes: Vec<u8> = (0..n).flat_map(|_| rng.word().to_le_bytes()).collect();
+        bytes.truncate(bytes.len() - (rng.next() % 3) as usize * (n.min(1)));
+        let family = if round % 2 == 0 { Family::Gfx11 } else { Family::Gfx9 };
+        match decode_all(&bytes, family, 32 << (round % 2)) {
+            Ok(insts) => {
+                let total: usize = insts.iter().map(|(_, _, len)| len).sum();
+                assert_eq!(total, bytes.len());
+            }
+            Err(e) => {
+                errors += 1;
+                assert!(e.offset < bytes.len() && e.offset % 4 == 0, "{e}");
+                assert!(e.to_string().starts_with(&format!("offset {:#x}: ", e.offset)), "{e}");
+                // Everything before the offset decodes.
+                assert!(decode_all(&bytes[..e.offset], family, 32).is_ok() || family == Family::Gfx9);
+            }
+        }
+    }
+    assert!(errors > 100, "{errors}");
 }
 
 #[test]

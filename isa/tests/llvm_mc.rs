@@ -1,26 +1,30 @@
-//! Every opcode of the table, in several operand forms per family, against llvm-mc-19.
+//! Every opcode of the tables, in many operand forms, against llvm-mc-19.
 //!
 //! For each configuration (gfx1100 wave32, gfx1100 wave64, gfx942) the test builds forms of
-//! every opcode from its shape: registers, SGPR sources, inline integer and float constants,
-//! literals, special registers, `_e32` and `_e64` encodings, VOP3 modifiers, memory offsets
-//! and cache bits, and a few forms that must be refused (a literal where none may go, the
-//! constant bus overfull, an offset out of range). It prints them with `print_inst` and
-//! assembles all of one configuration's lines in one llvm-mc-19 process. Then, per form:
+//! every opcode from its table line: registers, SGPR and AGPR sources, inline integer and
+//! float constants of the operand's type, literals, special registers, the `_e32`, `_e64`,
+//! DPP16, DPP8, SDWA and VOP3-DPP encodings, VOP3/VOP3P/MAI modifiers, VOPD pairs, memory
+//! offsets, cache bits, GDS, `saddr`/`soffset`/scratch addressing and returning atomics, the
+//! named immediates, and a few forms that must be refused. It prints them with `print_inst`
+//! and runs llvm-mc-19 twice per configuration (assembler, then disassembler), each on all the
+//! lines at once. Then, per form:
 //!
 //! - llvm-mc accepts it exactly when `encode` does, and the bytes are equal;
-//! - llvm-mc's echo of the line is our text (we print LLVM's canonical syntax);
 //! - `decode` of our bytes gives the instruction back, with the same length and text;
-//! - llvm-mc's disassembler prints our bytes as our text (one known difference, below).
+//! - llvm-mc's disassembler prints our bytes as our text.
 //!
 //! Skipped, with a message, when llvm-mc-19 is not on PATH (scripts/test.sh installs it).
+//! `ISA_LLVM_MC_REPORT=FILE` writes every disagreement to FILE.
 
 use isa::asm::{print_inst, waitcnt_encode};
 use isa::decode::decode;
 use isa::encode::encode;
-use isa::mir::{CachePolicy, Def, Inst, Operand};
-use isa::opcode::{Family, Format, Opcode};
-use isa::operands::{has_vop3_form, shape_of, Loc, Shape, Slot};
+use isa::encoding::{default_opsel_hi, inline_floats};
+use isa::mir::{CachePolicy, Def, Dpp, Inst, Operand, Sdwa};
+use isa::opcode::{Family, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType};
+use isa::table::{self, ConstType, Enc, Field, ImmStyle, Kind, OpInfo, Role, SlotInfo};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -38,9 +42,17 @@ const CONFIGS: [Config; 3] = [
     Config { family: Family::Gfx9, cpu: "gfx942", wave: 64, mattr: None },
 ];
 
-const LITERAL: u32 = 0x1234_5678;
-const ONE: u32 = 0x3f80_0000;
-const INV_2PI: u32 = 0x3e22_f983;
+/// How a form is built from the base instruction of an opcode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Shape {
+    E32,
+    E64,
+    Dpp16,
+    Dpp8,
+    Sdwa,
+    E64Dpp16,
+    E64Dpp8,
+}
 
 /// Builds the forms of one opcode in one configuration.
 struct Gen {
@@ -48,15 +60,21 @@ struct Gen {
     wave: u32,
 }
 
-/// Allocates distinct, aligned registers for one form.
+/// Hands out distinct, aligned registers for one form.
 struct Alloc {
     s: u16,
     v: u16,
+    a: u16,
 }
 
 impl Alloc {
     fn new() -> Alloc {
-        Alloc { s: 4, v: 1 }
+        Alloc { s: 4, v: 1, a: 2 }
+    }
+
+    /// Registers from other starting points (the "other registers" form of every opcode).
+    fn other() -> Alloc {
+        Alloc { s: 48, v: 130, a: 100 }
     }
 
     fn sgpr(&mut self, size: u8) -> PhysReg {
@@ -72,28 +90,26 @@ impl Alloc {
     }
 
     fn vgpr(&mut self, size: u8) -> PhysReg {
-        // gfx942 wants 64-bit-aligned VGPR tuples.
         self.v = self.v.next_multiple_of(if size > 1 { 2 } else { 1 });
         let r = PhysReg::vgpr(self.v);
         self.v += u16::from(size);
         r
     }
+
+    fn agpr(&mut self, size: u8) -> PhysReg {
+        self.a = self.a.next_multiple_of(2);
+        let r = PhysReg::agpr(self.a);
+        self.a += u16::from(size);
+        r
+    }
 }
 
-fn sop(reg: PhysReg, rc: RegClass) -> Operand {
-    Operand::phys(reg, rc)
-}
-
-fn with_op(inst: &Inst, i: usize, op: Operand) -> Inst {
-    let mut inst = inst.clone();
-    inst.ops[i] = op;
-    inst
-}
-
-fn with_def(inst: &Inst, i: usize, def: Def) -> Inst {
-    let mut inst = inst.clone();
-    inst.defs[i] = def;
-    inst
+fn rc_of(reg: PhysReg, size: u8) -> RegClass {
+    match reg.reg_type() {
+        RegType::Sgpr => RegClass::sgpr(size),
+        RegType::Vgpr => RegClass::vgpr(size),
+        RegType::Agpr => RegClass::agpr(size),
+    }
 }
 
 fn with(inst: &Inst, f: impl FnOnce(&mut Inst)) -> Inst {
@@ -102,357 +118,748 @@ fn with(inst: &Inst, f: impl FnOnce(&mut Inst)) -> Inst {
     inst
 }
 
+/// The index into `ops` (or `defs`) of slot `k` in an instruction with every slot present.
+fn index_of(info: &OpInfo, k: usize) -> usize {
+    let role = info.slots[k].role;
+    info.slots[..k].iter().filter(|s| s.role == role).count()
+}
+
 impl Gen {
     fn mask(&self) -> RegClass {
         RegClass::lane_mask(self.wave)
     }
 
-    /// A register of the class a slot gives it.
-    fn slot_reg(&self, a: &mut Alloc, slot: Slot, e32: bool) -> (PhysReg, RegClass) {
-        match slot.loc {
-            Loc::Mask if e32 => (PhysReg::VCC, self.mask()),
-            Loc::Mask => (a.sgpr(self.mask().size), self.mask()),
-            Loc::Vgpr | Loc::Vsrc => (a.vgpr(slot.size), RegClass::vgpr(slot.size)),
-            Loc::Sgpr | Loc::Ssrc | Loc::Lane => (a.sgpr(slot.size), RegClass::sgpr(slot.size)),
-        }
+    /// The base instruction: every non-optional slot filled with a register (lane masks VCC in
+    /// the `_e32`-based shapes), immediates with a typical value.
+    fn base(&self, info: &OpInfo, shape: Shape) -> Inst {
+        self.base_in(info, shape, Alloc::new())
     }
 
-    /// The all-register form.
-    fn base(&self, op: Opcode, shape: Shape, e32: bool) -> Inst {
-        let mut a = Alloc::new();
-        let defs: Vec<Def> = shape
-            .defs
-            .iter()
-            .map(|&s| {
-                let (r, rc) = self.slot_reg(&mut a, s, e32);
-                Def::phys(r, rc)
-            })
-            .collect();
-        let ops: Vec<Operand> = shape
-            .ops
-            .iter()
-            .map(|&s| {
-                let (r, rc) = self.slot_reg(&mut a, s, e32);
-                sop(r, rc)
-            })
-            .collect();
-        let mut inst = Inst::new(op, &defs, &ops);
-        inst.vop3 = !e32 && matches!(op.format(self.family), Format::Vop1 | Format::Vop2 | Format::Vopc);
+    fn base_in(&self, info: &OpInfo, shape: Shape, mut a: Alloc) -> Inst {
+        let e32 = matches!(shape, Shape::E32 | Shape::Dpp16 | Shape::Dpp8 | Shape::Sdwa);
+        let mut defs = Vec::new();
+        let mut ops = Vec::new();
+        for s in &info.slots {
+            // Optional slots are left out, except scratch's VGPR address.
+            if s.optional && s.field != Field::Addr {
+                continue;
+            }
+            let s = &SlotInfo { size: info.slot_size(s, self.wave), ..*s };
+            let (reg, rc) = match s.kind {
+                Kind::M if e32 => (PhysReg::VCC, self.mask()),
+                Kind::M => (a.sgpr(self.mask().size), self.mask()),
+                Kind::V | Kind::Vs | Kind::Vi | Kind::Av | Kind::Avi => {
+                    let r = a.vgpr(s.size);
+                    (r, rc_of(r, s.size))
+                }
+                Kind::A => {
+                    let r = a.agpr(s.size);
+                    (r, rc_of(r, s.size))
+                }
+                // llvm-mc-19 takes only `null` as the register of s_waitcnt_vscnt and friends.
+                Kind::S if s.role == Role::Use && info.name.starts_with("s_waitcnt_") => (PhysReg::NULL, RegClass::S1),
+                Kind::S | Kind::Ss | Kind::L => {
+                    let r = a.sgpr(s.size);
+                    (r, rc_of(r, s.size))
+                }
+                Kind::K => {
+                    ops.push(Operand::constant(if s.ctype == ConstType::B32 && info.enc != Enc::Sopk {
+                        0x4142_4344
+                    } else {
+                        0x1234
+                    }));
+                    continue;
+                }
+                Kind::Imm(_) => continue,
+            };
+            match s.role {
+                Role::Def => defs.push(Def::phys(reg, rc)),
+                _ => ops.push(Operand::phys(reg, rc)),
+            }
+        }
+        let mut inst = Inst::new(info.opcode, &defs, &ops);
+        let classic = matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+        inst.vop3 = classic && matches!(shape, Shape::E64 | Shape::E64Dpp16 | Shape::E64Dpp8);
+        let f = &mut inst.fields;
+        match shape {
+            Shape::Dpp16 | Shape::E64Dpp16 => {
+                f.dpp = Some(Dpp::Dpp16 { ctrl: 0xe4, row_mask: 0xf, bank_mask: 0xf, bound_ctrl: false, fi: false })
+            }
+            Shape::Dpp8 | Shape::E64Dpp8 => f.dpp = Some(Dpp::Dpp8 { sel: 0xfac688, fi: false }),
+            Shape::Sdwa => f.sdwa = Some(Sdwa { dst_sel: 6, dst_unused: 0, src0_sel: 6, src1_sel: 6, sext: 0 }),
+            _ => {}
+        }
+        if info.enc == Enc::Vop3p {
+            f.opsel_hi = default_opsel_hi(info.opcode, self.family) & ((1 << info.num_srcs()) - 1);
+        }
+        f.gds = info.flags.gdsreq;
+        for s in info.slots.iter().filter(|s| s.role == Role::Imm) {
+            match s.kind {
+                Kind::Imm(ImmStyle::Plain) if s.field == Field::Offset => f.offset = 0x2c,
+                Kind::Imm(ImmStyle::Plain) => f.imm = 7,
+                Kind::Imm(ImmStyle::Waitcnt) => f.imm = waitcnt_encode(self.family, Some(0), None, None),
+                Kind::Imm(ImmStyle::Sendmsg) if s.field == Field::Ssrc0 => f.imm = 128,
+                Kind::Imm(ImmStyle::Sendmsg) => f.imm = 3,
+                Kind::Imm(ImmStyle::Hwreg) => f.imm = 0xf801,
+                Kind::Imm(ImmStyle::Gpridx) => f.imm = 3,
+                Kind::Imm(ImmStyle::Depctr) => f.imm = 0xfffe,
+                _ => f.imm = 1,
+            }
+        }
         inst
     }
 
-    fn sgpr_op(&self, n: u16, size: u8) -> Operand {
-        sop(PhysReg::sgpr(n), RegClass::sgpr(size))
+    /// The forms of `info`'s opcode.
+    fn forms(&self, info: &OpInfo) -> Vec<Inst> {
+        let mut out = self.format_forms(info);
+        // The same registers elsewhere in the files, and the last ones.
+        if !info.slots.is_empty() && info.enc != Enc::Vopd {
+            let shape = match info.enc {
+                Enc::Vop3 | Enc::Vop3sd | Enc::Vop3p | Enc::Mai => Shape::E64,
+                _ if info.flags.noe32 => Shape::E64,
+                _ => Shape::E32,
+            };
+            out.push(self.base_in(info, shape, Alloc::other()));
+            out.push(self.base_in(info, shape, Alloc { s: 84, v: 236, a: 236 }));
+        }
+        out
     }
 
-    fn vgpr_op(&self, n: u16, size: u8) -> Operand {
-        sop(PhysReg::vgpr(n), RegClass::vgpr(size))
-    }
-
-    fn literal(&self, size: u8) -> Operand {
-        Operand::constant(if size > 1 { 0x4321 } else { LITERAL })
-    }
-
-    fn forms(&self, op: Opcode) -> Vec<Inst> {
-        let Some(shape) = shape_of(op, self.family) else { return Vec::new() };
-        match op.format(self.family) {
-            Format::Sop1 | Format::Sop2 | Format::Sopc => self.salu(op, shape),
-            Format::Sopk => self.sopk(op, shape),
-            Format::Sopp => self.sopp(op),
-            Format::Smem => self.smem(op, shape),
-            Format::Vop1 | Format::Vop2 | Format::Vopc => {
-                let mut out = self.e32(op, shape);
-                if has_vop3_form(op, self.family) {
-                    out.extend(self.vop3(op, shape, false));
-                }
+    fn format_forms(&self, info: &OpInfo) -> Vec<Inst> {
+        match info.enc {
+            Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk | Enc::Sopp => self.salu(info),
+            Enc::Smem => self.smem(info),
+            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd | Enc::Vop3p | Enc::Mai => self.valu(info),
+            // Dual issue is wave32 only.
+            Enc::Vopd if self.wave == 64 => Vec::new(),
+            Enc::Vopd => self.vopd(info),
+            Enc::Ds => self.ds(info),
+            Enc::Flat | Enc::Global | Enc::Scratch => self.flat(info),
+            Enc::Mubuf => {
+                let base = self.base(info, Shape::E32);
+                let mut out = vec![base.clone()];
+                // Refused where the instruction takes no cache bits.
+                out.push(with(&base, |i| i.fields.cpol = CachePolicy(1)));
+                out.push(with(&base, |i| i.fields.cpol = CachePolicy(5)));
                 out
             }
-            Format::Vop3 | Format::Vop3sd => self.vop3(op, shape, true),
-            Format::Global => self.global(op, shape),
-            Format::Pseudo => Vec::new(),
         }
     }
 
-    fn salu(&self, op: Opcode, shape: Shape) -> Vec<Inst> {
-        let base = self.base(op, shape, true);
+    fn salu(&self, info: &OpInfo) -> Vec<Inst> {
+        let base = self.base(info, Shape::E32);
         let mut out = vec![base.clone()];
-        let n = shape.ops.len();
-        let last = shape.ops[n - 1];
-        out.push(with_op(&base, 0, Operand::constant(-16i32 as u32)));
-        out.push(with_op(&base, n - 1, Operand::constant(if last.size > 1 { 7 } else { INV_2PI })));
-        out.push(with_op(&base, 0, self.literal(shape.ops[0].size)));
-        out.push(with_op(&base, n - 1, Operand::constant(0xffff_ff9c)));
-        if n == 2 {
-            // One literal value may fill both sources; two different ones may not.
-            let lit = self.literal(shape.ops[0].size);
-            out.push(with_op(&with_op(&base, 0, lit), 1, lit));
-            out.push(with_op(&with_op(&base, 0, lit), 1, Operand::constant(0x5555_5555)));
-        }
-        let size = shape.ops[0].size;
-        out.push(with_op(&base, 0, sop(PhysReg::EXEC, RegClass::sgpr(size))));
-        if let Some(d) = shape.defs.first() {
-            out.push(with_def(&base, 0, Def::phys(PhysReg::VCC, RegClass::sgpr(d.size))));
-            if d.size == 1 {
-                out.push(with_def(&base, 0, Def::phys(PhysReg::M0, RegClass::S1)));
+        for (k, s) in info.slots.iter().enumerate() {
+            match s.kind {
+                Kind::Ss => {
+                    let i = index_of(info, k);
+                    let set = |v: u32| with(&base, |x| x.ops[i] = Operand::constant(v));
+                    out.push(set(-16i32 as u32));
+                    out.push(set(if s.size > 1 { 7 } else { 0x3e22_f983 }));
+                    out.push(set(if s.size > 1 { 0x4321 } else { 0x1234_5678 }));
+                    out.push(set(0xffff_ff9c));
+                    let size = s.size.min(2);
+                    out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::EXEC, RegClass::sgpr(size))));
+                    if size == 1 {
+                        out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::M0, RegClass::S1)));
+                    }
+                    // Refused: a VGPR.
+                    out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::vgpr(1), RegClass::vgpr(s.size))));
+                    if s.size == 2 {
+                        // Refused: a misaligned pair.
+                        out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::sgpr(9), RegClass::S2)));
+                    }
+                }
+                Kind::S if s.role == Role::Def && s.size <= 2 => {
+                    let i = index_of(info, k);
+                    out.push(with(&base, |x| x.defs[i] = Def::phys(PhysReg::VCC, RegClass::sgpr(s.size))));
+                }
+                Kind::S if s.role == Role::Use && s.size == 1 && self.family == Family::Gfx11 => {
+                    let i = index_of(info, k);
+                    out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::NULL, RegClass::S1)));
+                }
+                Kind::K => {
+                    let i = index_of(info, k);
+                    out.push(with(&base, |x| x.ops[i] = Operand::constant(18)));
+                    out.push(with(&base, |x| x.ops[i] = Operand::constant(0xffff_ffff)));
+                }
+                Kind::Imm(style) => {
+                    let f = self.family;
+                    let imms: Vec<u16> = match style {
+                        ImmStyle::Hex => vec![0, 0x1234, 0xffff, 0x41, 0x4006],
+                        ImmStyle::Dec => vec![0, 7, 15],
+                        ImmStyle::Branch => vec![0, 5, 0xfffd, 0x7fff, 0x8000],
+                        ImmStyle::Opt => vec![0, 3],
+                        ImmStyle::Hwreg => vec![0xf801, 0x1081, 0xf834, 0x1106],
+                        ImmStyle::Waitcnt => vec![
+                            waitcnt_encode(f, Some(0), Some(0), Some(0)),
+                            waitcnt_encode(f, None, None, Some(0)),
+                            waitcnt_encode(f, Some(3), None, Some(1)),
+                            waitcnt_encode(f, None, Some(0), None),
+                            waitcnt_encode(f, Some(62), Some(6), Some(14)),
+                            waitcnt_encode(f, None, None, None),
+                        ],
+                        ImmStyle::Delay => vec![0, 0xa9, 0x2, 0x91, 0x1, 0x10, 0x5b5],
+                        ImmStyle::Sendmsg if s.field == Field::Ssrc0 => vec![128, 129, 131],
+                        ImmStyle::Sendmsg => match f {
+                            Family::Gfx11 => vec![1, 2, 3, 9, 0x55, 0x83],
+                            Family::Gfx9 => vec![1, 3, 0x22, 0x322, 0x55, 0x4f, 0x13],
+                        },
+                        ImmStyle::Depctr => vec![3, 0xfff, 0xfffe, 0xff9f, 0x0f9f],
+                        ImmStyle::Gpridx => vec![0, 3, 9, 15],
+                        ImmStyle::Plain => vec![],
+                    };
+                    for imm in imms {
+                        out.push(with(&base, |x| x.fields.imm = imm));
+                    }
+                }
+                _ => {}
             }
         }
-        if size == 1 {
-            out.push(with_op(&base, 0, sop(PhysReg::M0, RegClass::S1)));
+        out
+    }
+
+    fn smem(&self, info: &OpInfo) -> Vec<Inst> {
+        let base = self.base(info, Shape::E32);
+        let mut out = vec![base.clone()];
+        let has_offset = info.slots.iter().any(|s| s.field == Field::Offset);
+        if has_offset {
+            // The buffer forms take a 20-bit unsigned offset, the others a 21-bit signed one.
+            let buffer = info.slots.iter().any(|s| s.field == Field::Sbase && s.size == 4);
+            let offsets: &[i32] = if buffer { &[0, 0xfffff, -4] } else { &[0, -4, 0xfffff, -0x100000] };
+            for &offset in offsets {
+                out.push(with(&base, |i| i.fields.offset = offset));
+            }
+            // Refused: past the field.
+            out.push(with(&base, |i| i.fields.offset = 0x10_0000));
+        }
+        if let Some(k) = info.slots.iter().position(|s| s.field == Field::Soffset) {
+            let at = index_of(info, k);
+            let soffset = Operand::phys(PhysReg::sgpr(3), RegClass::S1);
+            out.push(with(&base, |i| i.ops.insert(at, soffset)));
+            out.push(with(&base, |i| {
+                i.ops.insert(at, soffset);
+                i.fields.offset = 0;
+            }));
+            out.push(with(&base, |i| {
+                i.ops.insert(at, Operand::phys(PhysReg::M0, RegClass::S1));
+                i.fields.offset = -16;
+            }));
+        }
+        if info.slots.iter().any(|s| s.field == Field::Sbase) {
+            out.push(with(&base, |i| i.fields.cpol = CachePolicy(1)));
             if self.family == Family::Gfx11 {
-                out.push(with_op(&base, 0, sop(PhysReg::NULL, RegClass::S1)));
+                out.push(with(&base, |i| i.fields.cpol = CachePolicy(0b101)));
             }
-        }
-        // Refused: a VGPR, and a misaligned pair.
-        out.push(with_op(&base, 0, self.vgpr_op(1, size)));
-        if size == 2 {
-            out.push(with_op(&base, 0, self.sgpr_op(9, 2)));
-            out.push(with_op(&base, 0, sop(PhysReg::M0, RegClass::S2)));
-            out.push(with_op(&base, 0, sop(PhysReg::NULL, RegClass::S2)));
         }
         out
     }
 
-    fn sopk(&self, op: Opcode, shape: Shape) -> Vec<Inst> {
-        let base = if shape.defs.is_empty() {
-            Inst::new(op, &[], &[sop(PhysReg::NULL, RegClass::S1)])
-        } else {
-            self.base(op, shape, true)
-        };
-        [0x10u16, 0xffff, 0x8000, 0].iter().map(|&imm| with(&base, |i| i.fields.imm = imm)).collect()
+    /// A typed constant that is an inline float of the operand's type, if it has one.
+    fn float_const(s: &SlotInfo) -> Option<u32> {
+        inline_floats(s.ctype).map(|f| f[2])
     }
 
-    fn sopp(&self, op: Opcode) -> Vec<Inst> {
-        use Opcode::*;
-        let f = self.family;
-        let imms: Vec<u16> = match op {
-            SNop => vec![0, 7, 15],
-            SEndpgm => vec![0, 3],
-            SBarrier | SCodeEnd => vec![0],
-            SBranch | SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz | SCbranchExecnz => {
-                vec![0, 5, 0xfffd, 0x7fff, 0x8000]
-            }
-            SWaitcnt => vec![
-                waitcnt_encode(f, Some(0), Some(0), Some(0)),
-                waitcnt_encode(f, None, None, Some(0)),
-                waitcnt_encode(f, Some(0), None, None),
-                waitcnt_encode(f, Some(3), None, Some(1)),
-                waitcnt_encode(f, None, Some(0), None),
-                waitcnt_encode(f, Some(62), Some(6), Some(14)),
-                waitcnt_encode(f, None, None, None),
-            ],
-            SDelayAlu => vec![0, 0xa9, 0x2, 0x91, 0x1, 0x10, 0x5b5],
-            SSendmsg => match f {
-                Family::Gfx11 => vec![1, 2, 3, 9, 0x55, 0x83],
-                Family::Gfx9 => vec![1, 3, 0x22, 0x322, 0x55, 0x4f, 0x13],
-            },
-            SClause => vec![0x1, 0x3f],
-            _ => vec![0],
-        };
-        imms.into_iter().map(|imm| with(&Inst::new(op, &[], &[]), |i| i.fields.imm = imm)).collect()
+    fn literal_const(s: &SlotInfo) -> u32 {
+        match s.ctype {
+            ConstType::F16 | ConstType::I16 | ConstType::Bf16 => 0x1234,
+            ConstType::F64 => 0x4009_21fb,
+            _ if s.size > 1 => 0x4321,
+            _ => 0x1234_5678,
+        }
     }
 
-    fn smem(&self, op: Opcode, shape: Shape) -> Vec<Inst> {
-        let base = self.base(op, shape, true);
+    fn valu(&self, info: &OpInfo) -> Vec<Inst> {
+        let fl = info.flags;
+        let gfx11 = self.family == Family::Gfx11;
+        let classic = matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
         let mut out = Vec::new();
-        for offset in [0x2c, 0, -4, 0xfffff, -0x100000] {
-            out.push(with(&base, |i| i.fields.offset = offset));
-        }
-        let soffset = self.sgpr_op(3, 1);
-        out.push(with(&base, |i| i.ops.push(soffset)));
-        out.push(with(&base, |i| {
-            i.ops.push(soffset);
-            i.fields.offset = 0x10;
-        }));
-        out.push(with(&base, |i| {
-            i.ops.push(sop(PhysReg::M0, RegClass::S1));
-            i.fields.offset = -16;
-        }));
-        out.push(with(&base, |i| i.fields.cpol = CachePolicy(1)));
-        out.push(with(&base, |i| i.fields.cpol = CachePolicy(0b101)));
-        out.push(with_op(&base, 0, sop(PhysReg::VCC, RegClass::S2)));
-        // Refused: an offset past 21 bits.
-        out.push(with(&base, |i| i.fields.offset = 0x10_0000));
-        out
-    }
-
-    /// The `_e32` forms of a VOP1, VOP2 or VOPC operation.
-    fn e32(&self, op: Opcode, shape: Shape) -> Vec<Inst> {
-        let base = self.base(op, shape, true);
-        let mut out = vec![base.clone()];
-        out.push(with_op(&base, 0, self.sgpr_op(3, shape.ops[0].size)));
-        out.push(with_op(&base, 0, Operand::constant(64)));
-        out.push(with_op(&base, 0, Operand::constant(ONE)));
-        out.push(with_op(&base, 0, self.literal(shape.ops[0].size)));
-        out.push(with_op(&base, 0, sop(PhysReg::EXEC_HI, RegClass::S1)));
-        out.push(with_op(&base, 0, sop(PhysReg::M0, RegClass::S1)));
-        if self.family == Family::Gfx11 {
-            out.push(with_op(&base, 0, sop(PhysReg::NULL, RegClass::S1)));
-        }
-        if shape.ops.len() > 1 {
-            // Refused: the second source of an _e32 form is a VGPR.
-            out.push(with_op(&base, 1, self.sgpr_op(3, 1)));
-        }
-        out
-    }
-
-    /// The VOP3 forms: `_e64` of a smaller format, or a native VOP3 operation.
-    fn vop3(&self, op: Opcode, shape: Shape, native: bool) -> Vec<Inst> {
-        let base = self.base(op, shape, false);
-        let mut out = vec![base.clone()];
-        let n = shape.ops.len();
-        let scalar = |i: usize| self.sgpr_op(if shape.ops[i].size > 1 { 40 } else { 41 }, shape.ops[i].size);
-        let can_hold = |i: usize, loc: Loc| shape.ops.get(i).is_some_and(|s| s.loc == loc || s.loc == Loc::Vsrc);
-        if can_hold(n - 1, Loc::Sgpr) {
-            out.push(with_op(&base, n - 1, scalar(n - 1)));
-        }
-        if can_hold(0, Loc::Sgpr) {
-            out.push(with_op(&base, 0, scalar(0)));
-        }
-        for i in 0..n {
-            if shape.ops[i].takes_constant() {
-                out.push(with_op(&base, i, Operand::constant([5, -16i32 as u32, 64][i])));
-            }
-        }
-        if shape.ops[0].takes_constant() {
-            out.push(with_op(&base, 0, self.literal(shape.ops[0].size)));
-        }
-        if n > 1 && shape.ops[1].takes_constant() {
-            out.push(with_op(&base, 1, Operand::constant(if shape.ops[1].size > 1 { 0x4321 } else { ONE })));
-        }
-        // Lane selects: M0, and a literal (refused).
-        for (i, s) in shape.ops.iter().enumerate() {
-            if s.loc == Loc::Lane {
-                out.push(with_op(&base, i, sop(PhysReg::M0, RegClass::S1)));
-                out.push(with_op(&base, i, Operand::constant(LITERAL)));
-            }
-        }
-        // Lane masks: VCC, and NULL for a carry-out nobody reads (GFX11).
-        for (i, d) in shape.defs.iter().enumerate() {
-            if d.loc == Loc::Mask {
-                out.push(with_def(&base, i, Def::phys(PhysReg::VCC, self.mask())));
-                if i == 1 && self.family == Family::Gfx11 {
-                    out.push(with_def(&base, i, Def::phys(PhysReg::NULL, self.mask())));
+        // _e32 forms.
+        if classic && !fl.noe32 {
+            let base = self.base(info, Shape::E32);
+            out.push(base.clone());
+            if let Some(k) = info.slots.iter().position(|s| s.field == Field::Src0 && s.role == Role::Use) {
+                let s = info.slots[k];
+                let i = index_of(info, k);
+                let set = |op: Operand| with(&base, |x| x.ops[i] = op);
+                if s.kind.sgpr() {
+                    out.push(set(Operand::phys(PhysReg::sgpr(3), RegClass::sgpr(s.size))));
+                    if s.size == 1 {
+                        out.push(set(Operand::phys(PhysReg::M0, RegClass::S1)));
+                        out.push(set(Operand::phys(PhysReg::EXEC_HI, RegClass::S1)));
+                    }
+                }
+                if s.kind.inline() && !fl.t16 {
+                    out.push(set(Operand::constant(64)));
+                    if let Some(f) = Self::float_const(&s) {
+                        out.push(set(Operand::constant(f)));
+                    }
+                }
+                if s.kind.literal() && !fl.t16 && !info.slots.iter().any(|s| s.kind == Kind::K) {
+                    out.push(set(Operand::constant(Self::literal_const(&s))));
                 }
             }
-        }
-        for (i, s) in shape.ops.iter().enumerate() {
-            if s.loc == Loc::Mask {
-                out.push(with_op(&base, i, sop(PhysReg::VCC, self.mask())));
+            if let Some(k) = info.slots.iter().position(|s| s.field == Field::Src1 && s.role == Role::Use) {
+                // Refused: the second source of an _e32 form is a VGPR.
+                let i = index_of(info, k);
+                let size = info.slots[k].size;
+                out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::sgpr(4), RegClass::sgpr(size))));
+            }
+            if fl.t16 {
+                out.push(with(&base, |x| x.fields.opsel = 0b1001));
+                out.push(with(&base, |x| x.fields.opsel = 0b0001));
             }
         }
-        // Modifiers, and one refused when the opcode has none.
-        let m = shape.mods;
-        let all = (1u8 << n.min(2)) - 1;
-        if m.neg_abs {
-            out.push(with(&base, |i| i.fields.neg = 1));
-            out.push(with(&base, |i| i.fields.abs = 1 << (n.min(2) - 1)));
-            out.push(with(&with_op(&base, 0, scalar(0)), |i| {
-                i.fields.neg = all;
-                i.fields.abs = 1;
-            }));
-            out.push(with(&with_op(&base, 0, Operand::constant(ONE)), |i| i.fields.neg = 1));
+        // VOP3 forms (an operation that prints no suffix, v_nop, has one text for both).
+        if !classic || fl.e64 && (fl.sfx || fl.noe32) {
+            out.extend(self.vop3_forms(info));
         }
-        if m.clamp {
-            out.push(with(&base, |i| i.fields.clamp = true));
-        }
-        if m.omod {
-            for omod in 1..=3 {
-                out.push(with(&base, |i| {
-                    i.fields.omod = omod;
-                    i.fields.clamp = omod == 2;
+        if fl.dpp {
+            let base = self.base(info, Shape::Dpp16);
+            let dpp = |ctrl: u16, row_mask: u8, bank_mask: u8, bound_ctrl: bool, fi: bool| {
+                with(&base, |x| x.fields.dpp = Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi }))
+            };
+            out.push(base.clone());
+            out.push(dpp(0x101, 0xa, 0x5, true, false));
+            out.push(dpp(0x11f, 0xf, 0x1, false, false));
+            if gfx11 {
+                out.push(dpp(0x153, 0x1, 0x2, true, true));
+                out.push(dpp(0x163, 0xf, 0xf, false, true));
+            } else {
+                out.push(dpp(0x130, 0xf, 0xf, false, false));
+                out.push(dpp(0x142, 0xf, 0xf, true, false));
+            }
+            out.push(dpp(0x140, 0xf, 0xf, false, false));
+            if fl.dppneg != 0 {
+                out.push(with(&base, |x| x.fields.neg = fl.dppneg));
+            }
+            if fl.dppabs != 0 {
+                out.push(with(&base, |x| x.fields.abs = fl.dppabs));
+                out.push(with(&base, |x| {
+                    x.fields.abs = fl.dppabs;
+                    x.fields.neg = fl.dppneg & fl.dppabs;
                 }));
             }
         }
-        if !m.clamp {
-            out.push(with(&base, |i| i.fields.clamp = true));
+        if fl.dpp8 {
+            let base = self.base(info, Shape::Dpp8);
+            out.push(base.clone());
+            out.push(with(&base, |x| x.fields.dpp = Some(Dpp::Dpp8 { sel: 0x053977, fi: true })));
         }
-        if !native && !m.neg_abs && shape.ops[0].loc == Loc::Vsrc {
-            out.push(with(&base, |i| i.fields.neg = 1));
+        if fl.sdwa {
+            let base = self.base(info, Shape::Sdwa);
+            out.push(base.clone());
+            let two = info.num_srcs() > 1;
+            // A compare has no result select.
+            let (dst_sel, dst_unused) = if info.enc == Enc::Vopc { (6, 0) } else { (5, 2) };
+            out.push(with(&base, |x| {
+                x.fields.sdwa =
+                    Some(Sdwa { dst_sel, dst_unused, src0_sel: 0, src1_sel: if two { 5 } else { 6 }, sext: 0 })
+            }));
+            let (dst_sel, dst_unused) = if info.enc == Enc::Vopc { (6, 0) } else { (0, 1) };
+            out.push(with(&base, |x| {
+                x.fields.sdwa = Some(Sdwa { dst_sel, dst_unused, src0_sel: 4, src1_sel: 6, sext: 0 })
+            }));
+            if fl.sdwaneg {
+                out.push(with(&base, |x| {
+                    x.fields.neg = fl.neg & 1;
+                    x.fields.abs = fl.abs & 2;
+                }));
+            } else {
+                out.push(with(&base, |x| x.fields.sdwa.as_mut().unwrap().sext = 1));
+            }
+            if fl.sdwaclamp {
+                out.push(with(&base, |x| x.fields.clamp = true));
+            }
+            if fl.sdwaomod {
+                out.push(with(&base, |x| x.fields.omod = 1));
+            }
+            if fl.sdwasgpr {
+                if let Some(k) = info.slots.iter().position(|s| s.field == Field::Src0 && s.role == Role::Use) {
+                    let i = index_of(info, k);
+                    out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::sgpr(3), RegClass::S1)));
+                    out.push(with(&base, |x| x.ops[i] = Operand::constant(1)));
+                }
+            }
+            if info.enc == Enc::Vopc {
+                let k = info.slots.iter().position(|s| s.role == Role::Def);
+                if let Some(k) = k {
+                    let i = index_of(info, k);
+                    out.push(with(&base, |x| x.defs[i] = Def::phys(PhysReg::sgpr(6), self.mask())));
+                }
+            }
+        }
+        if fl.e64dpp {
+            let base = self.base(info, Shape::E64Dpp16);
+            out.push(base.clone());
+            if fl.neg & 1 != 0 && info.enc != Enc::Vop3p {
+                out.push(with(&base, |x| {
+                    x.fields.neg = 1;
+                    x.fields.abs = fl.abs & 2;
+                    x.fields.clamp = fl.clamp;
+                    x.fields.dpp =
+                        Some(Dpp::Dpp16 { ctrl: 0x101, row_mask: 0xf, bank_mask: 0xf, bound_ctrl: false, fi: false });
+                }));
+            }
+            if fl.dpp8 || !classic {
+                out.push(self.base(info, Shape::E64Dpp8));
+            }
         }
         out
     }
 
-    fn global(&self, op: Opcode, shape: Shape) -> Vec<Inst> {
-        let base = self.base(op, shape, true);
+    /// VOP3, VOP3SD, VOP3P and MAI forms (`_e64` of the smaller formats included).
+    fn vop3_forms(&self, info: &OpInfo) -> Vec<Inst> {
+        let fl = info.flags;
+        let gfx11 = self.family == Family::Gfx11;
+        let base = self.base(info, Shape::E64);
+        let mut out = vec![base.clone()];
+        let srcs: Vec<usize> = (0..info.slots.len())
+            .filter(|&k| info.slots[k].role == Role::Use && info.slots[k].field.src_index().is_some())
+            .collect();
+        for (j, &k) in srcs.iter().enumerate() {
+            let s = info.slots[k];
+            let i = index_of(info, k);
+            let set = |op: Operand| with(&base, |x| x.ops[i] = op);
+            match s.kind {
+                Kind::M => {
+                    out.push(set(Operand::phys(PhysReg::VCC, self.mask())));
+                    continue;
+                }
+                Kind::L => {
+                    out.push(set(Operand::phys(PhysReg::M0, RegClass::S1)));
+                    out.push(set(Operand::constant(5)));
+                    // Refused: a literal lane select.
+                    out.push(set(Operand::constant(0x1234_5678)));
+                    continue;
+                }
+                _ => {}
+            }
+            if s.kind.sgpr() {
+                let n = if s.size > 1 { 40 } else { 41 };
+                out.push(set(Operand::phys(PhysReg::sgpr(n), RegClass::sgpr(s.size))));
+            }
+            if s.kind.agpr() && s.kind.vgpr() && info.enc != Enc::Mai {
+                out.push(set(Operand::phys(PhysReg::agpr(4), RegClass::agpr(s.size))));
+            }
+            if s.kind.inline() {
+                out.push(set(Operand::constant([5, -16i32 as u32, 64][j])));
+                if let Some(f) = Self::float_const(&s) {
+                    out.push(set(Operand::constant(f)));
+                }
+            }
+            if s.kind.literal() && (gfx11 || s.kind == Kind::Ss) {
+                // gfx942 refuses VOP3 literals; the test checks llvm-mc agrees.
+                out.push(set(Operand::constant(Self::literal_const(&s))));
+            }
+        }
+        for (k, s) in info.slots.iter().enumerate() {
+            if s.role == Role::Def && s.kind == Kind::M {
+                let i = index_of(info, k);
+                out.push(with(&base, |x| x.defs[i] = Def::phys(PhysReg::VCC, self.mask())));
+                if gfx11 && s.field == Field::Sdst {
+                    out.push(with(&base, |x| x.defs[i] = Def::phys(PhysReg::NULL, self.mask())));
+                }
+            }
+        }
+        let n = srcs.len();
+        if info.enc == Enc::Mai {
+            let vdst = info.slots.iter().position(|s| s.role == Role::Def).unwrap();
+            let size = info.slots[vdst].size;
+            let src2 = srcs.last().copied();
+            out.push(with(&base, |x| {
+                x.defs[0] = Def::phys(PhysReg::agpr(0), RegClass::agpr(size));
+                if let Some(k) = src2 {
+                    let i = index_of(info, k);
+                    x.ops[i] = Operand::phys(PhysReg::agpr(0), RegClass::agpr(size));
+                }
+            }));
+            if let Some(k) = src2 {
+                let i = index_of(info, k);
+                out.push(with(&base, |x| x.ops[i] = Operand::constant(0)));
+                if info.slots[k].kind.inline() {
+                    out.push(with(&base, |x| {
+                        x.ops[i] = Operand::constant(Self::float_const(&info.slots[k]).unwrap_or(1))
+                    }));
+                }
+            }
+            for &k in &srcs[..2] {
+                let i = index_of(info, k);
+                let size = info.slots[k].size;
+                out.push(with(&base, |x| x.ops[i] = Operand::phys(PhysReg::agpr(20), RegClass::agpr(size))));
+            }
+            if fl.mai & 3 == 3 {
+                out.push(with(&base, |x| {
+                    x.fields.cbsz = 1;
+                    x.fields.abid = 1;
+                }));
+            }
+            if fl.mai & 4 != 0 {
+                out.push(with(&base, |x| x.fields.blgp = 3));
+            }
+            return out;
+        }
+        if info.enc == Enc::Vop3p {
+            if fl.opsel != 0 {
+                out.push(with(&base, |x| x.fields.opsel = fl.opsel & 1));
+                out.push(with(&base, |x| x.fields.opsel = fl.opsel));
+            }
+            if fl.opselhi != 0 {
+                out.push(with(&base, |x| x.fields.opsel_hi ^= 1));
+                out.push(with(&base, |x| x.fields.opsel_hi = 0));
+            }
+            let lo = fl.neglo | fl.neg;
+            let hi = fl.neghi | fl.abs;
+            if lo != 0 {
+                out.push(with(&base, |x| x.fields.neg = lo & lo.wrapping_neg()));
+                out.push(with(&base, |x| x.fields.neg = lo));
+            }
+            if hi != 0 {
+                out.push(with(&base, |x| x.fields.neg_hi = hi & hi.wrapping_neg()));
+            }
+            if fl.clamp {
+                out.push(with(&base, |x| x.fields.clamp = true));
+            }
+            return out;
+        }
+        if fl.neg != 0 {
+            out.push(with(&base, |x| x.fields.neg = fl.neg & fl.neg.wrapping_neg()));
+            out.push(with(&base, |x| x.fields.neg = fl.neg));
+            if let Some(&k) = srcs.first() {
+                if info.slots[k].kind.inline() && fl.neg & 1 != 0 {
+                    let i = index_of(info, k);
+                    out.push(with(&base, |x| {
+                        x.ops[i] = Operand::constant(1);
+                        x.fields.neg = 1;
+                    }));
+                }
+            }
+        }
+        if fl.abs != 0 {
+            out.push(with(&base, |x| x.fields.abs = fl.abs));
+            out.push(with(&base, |x| {
+                x.fields.abs = fl.abs;
+                x.fields.neg = fl.neg & fl.abs;
+            }));
+        }
+        if fl.clamp {
+            out.push(with(&base, |x| x.fields.clamp = true));
+        } else {
+            // Refused: clamp on an opcode without it.
+            out.push(with(&base, |x| x.fields.clamp = true));
+        }
+        if fl.omod {
+            for omod in 1..=3 {
+                out.push(with(&base, |x| x.fields.omod = omod));
+            }
+        }
+        if fl.opsel != 0 && n > 0 {
+            let dst = fl.opsel & 8;
+            out.push(with(&base, |x| x.fields.opsel = fl.opsel & 1));
+            if dst != 0 {
+                out.push(with(&base, |x| x.fields.opsel = dst));
+            }
+            out.push(with(&base, |x| x.fields.opsel = fl.opsel));
+        }
+        out
+    }
+
+    fn vopd(&self, info: &OpInfo) -> Vec<Inst> {
+        let t = table::table(self.family);
+        let mov = t.get(Opcode::VDualMovB32).expect("v_dual_mov_b32");
         let mut out = Vec::new();
-        for offset in [0, -16, 4095, -4096] {
+        let pairs: Vec<(&OpInfo, &OpInfo)> = if info.opcode == Opcode::VDualMovB32 {
+            vec![(info, info)]
+        } else if info.flags.x {
+            vec![(info, mov), (mov, info)]
+        } else {
+            vec![(mov, info)]
+        };
+        for (x, y) in pairs {
+            let regs = |info: &OpInfo, half: u16| -> (Def, Vec<Operand>) {
+                let d = Def::phys(PhysReg::vgpr(10 + half), RegClass::V1);
+                let ops = info
+                    .uses()
+                    .map(|s| match s.field {
+                        Field::Src0 => Operand::phys(PhysReg::vgpr(20 + half), RegClass::V1),
+                        Field::Src1 => Operand::phys(PhysReg::vgpr(30 + half), RegClass::V1),
+                        _ => Operand::constant(0x4142_4344),
+                    })
+                    .collect();
+                (d, ops)
+            };
+            let (dx, ox) = regs(x, 0);
+            let (dy, oy) = regs(y, 1);
+            let ops: Vec<Operand> = ox.iter().chain(&oy).copied().collect();
+            let mut base = Inst::new(x.opcode, &[dx, dy], &ops);
+            base.fields.vopd_y = Some(y.opcode);
+            out.push(base.clone());
+            let nx = ox.len();
+            out.push(with(&base, |i| i.ops[0] = Operand::phys(PhysReg::sgpr(2), RegClass::S1)));
+            out.push(with(&base, |i| i.ops[nx] = Operand::constant(0x3f80_0000)));
+            out.push(with(&base, |i| i.ops[0] = Operand::constant(0x4142_4344)));
+            // Refused: both results in even VGPRs.
+            out.push(with(&base, |i| i.defs[1] = Def::phys(PhysReg::vgpr(12), RegClass::V1)));
+        }
+        out
+    }
+
+    fn ds(&self, info: &OpInfo) -> Vec<Inst> {
+        let mut base = self.base(info, Shape::E32);
+        if info.flags.even {
+            for op in base.ops.iter_mut() {
+                op.reg = op.reg.map(|r| PhysReg::vgpr(r.index() & !1));
+            }
+        }
+        let mut out = vec![base.clone()];
+        if info.name == "ds_swizzle_b32" {
+            for offset in [0x8000 | 0xe4, 0x041f, 0x1c1f, 0x003c, 100, 0xffff] {
+                out.push(with(&base, |i| i.fields.offset = offset));
+            }
+        } else if info.flags.nooff {
+            // Refused: an offset where there is none.
+            out.push(with(&base, |i| i.fields.offset = 16));
+        } else if info.flags.offset2 {
+            out.push(with(&base, |i| i.fields.offset = 0x0804));
+            out.push(with(&base, |i| i.fields.offset = 0x0001));
+            out.push(with(&base, |i| i.fields.offset = 0xff00));
+        } else {
+            out.push(with(&base, |i| i.fields.offset = 16));
+            out.push(with(&base, |i| i.fields.offset = 0xffff));
+        }
+        if info.flags.gds {
+            out.push(with(&base, |i| i.fields.gds = true));
+        }
+        let data: Vec<usize> = (0..info.slots.len()).filter(|&k| info.slots[k].kind == Kind::Av).collect();
+        if !data.is_empty() {
+            out.push(with(&base, |x| {
+                for &k in &data {
+                    let s = info.slots[k];
+                    let r = PhysReg::agpr(2 + 8 * k as u16);
+                    let i = index_of(info, k);
+                    match s.role {
+                        Role::Def => x.defs[i] = Def::phys(r, RegClass::agpr(s.size)),
+                        _ => x.ops[i] = Operand::phys(r, RegClass::agpr(s.size)),
+                    }
+                }
+            }));
+        }
+        out
+    }
+
+    fn flat(&self, info: &OpInfo) -> Vec<Inst> {
+        let base = self.base(info, Shape::E32);
+        let gfx11 = self.family == Family::Gfx11;
+        let mut out = vec![base.clone()];
+        let offsets: &[i32] = match info.enc {
+            Enc::Flat => &[16, 4095],
+            _ => &[-16, 4095, -4096],
+        };
+        for &offset in offsets {
             out.push(with(&base, |i| i.fields.offset = offset));
         }
+        // Refused: flat offsets are unsigned.
+        if info.enc == Enc::Flat {
+            out.push(with(&base, |i| i.fields.offset = -16));
+        }
+        let ret = info.flags.ret;
         for cpol in [1, 2, 4, 7] {
+            if ret && cpol & 1 != 0 {
+                continue;
+            }
             out.push(with(&base, |i| i.fields.cpol = CachePolicy(cpol)));
         }
-        let saddr = |i: &mut Inst| {
-            i.ops[0] = sop(PhysReg::vgpr(30), RegClass::V1);
-            i.ops.push(sop(PhysReg::sgpr(2), RegClass::S2));
-        };
-        out.push(with(&base, saddr));
-        out.push(with(&base, |i| {
-            saddr(i);
-            i.fields.offset = -4096;
-            i.fields.cpol = CachePolicy(1);
-        }));
-        out.push(with(&base, |i| {
-            saddr(i);
-            i.ops[1 + usize::from(shape.defs.is_empty())] = sop(PhysReg::VCC, RegClass::S2);
-        }));
-        // Refused: an offset past 13 bits.
-        out.push(with(&base, |i| i.fields.offset = 4096));
+        if ret {
+            let d = info.slots[0];
+            out.push(with(&base, |i| {
+                i.defs.insert(0, Def::phys(PhysReg::vgpr(40), RegClass::vgpr(d.size)));
+                i.fields.cpol = CachePolicy(1);
+            }));
+            out.push(with(&base, |i| {
+                i.defs.insert(0, Def::phys(PhysReg::vgpr(40), RegClass::vgpr(d.size)));
+                i.fields.cpol = CachePolicy(if gfx11 { 3 } else { 5 });
+            }));
+            // Refused: a return without GLC/SC0.
+            out.push(with(&base, |i| i.defs.insert(0, Def::phys(PhysReg::vgpr(40), RegClass::vgpr(d.size)))));
+        }
+        let addr = info.slots.iter().position(|s| s.field == Field::Addr);
+        match info.enc {
+            Enc::Global => {
+                let saddr = Operand::phys(PhysReg::sgpr(2), RegClass::S2);
+                out.push(with(&base, |i| {
+                    if let Some(k) = addr {
+                        let at = index_of(info, k);
+                        i.ops[at] = Operand::phys(PhysReg::vgpr(30), RegClass::V1);
+                    }
+                    i.ops.push(saddr);
+                    i.fields.offset = -8;
+                }));
+            }
+            Enc::Scratch => {
+                let k = addr.expect("scratch address");
+                let at = index_of(info, k);
+                let s = Operand::phys(PhysReg::sgpr(2), RegClass::S1);
+                out.push(with(&base, |i| i.ops.push(s)));
+                out.push(with(&base, |i| {
+                    i.ops.remove(at);
+                    i.ops.push(s);
+                }));
+                out.push(with(&base, |i| {
+                    i.ops.remove(at);
+                }));
+            }
+            _ => {}
+        }
+        let data: Vec<usize> =
+            (0..info.slots.len()).filter(|&k| info.slots[k].kind == Kind::Av && !info.slots[k].optional).collect();
+        if !data.is_empty() {
+            out.push(with(&base, |x| {
+                for &k in &data {
+                    let s = info.slots[k];
+                    let r = PhysReg::agpr(2 + 8 * k as u16);
+                    let i = index_of(info, k) - usize::from(ret && s.role == Role::Def);
+                    match s.role {
+                        Role::Def => x.defs[i] = Def::phys(r, RegClass::agpr(s.size)),
+                        _ => x.ops[i] = Operand::phys(r, RegClass::agpr(s.size)),
+                    }
+                }
+            }));
+        }
         out
     }
 }
 
-/// Runs llvm-mc-19 on `input`; returns stdout and stderr.
+/// Runs llvm-mc-19 once on all of `input` for `cfg`.
 fn llvm_mc(cfg: &Config, args: &[&str], input: String) -> (String, String) {
     let mut cmd = Command::new("llvm-mc-19");
-    cmd.arg("-triple=amdgcn-amd-amdhsa").arg(format!("-mcpu={}", cfg.cpu)).args(args);
-    if let Some(attr) = cfg.mattr {
-        cmd.arg(format!("-mattr={attr}"));
+    cmd.args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={}", cfg.cpu)]).args(args);
+    if let Some(m) = cfg.mattr {
+        cmd.arg(format!("-mattr={m}"));
     }
     let mut child =
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("llvm-mc-19 runs");
-    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().expect("llvm-mc-19 finishes");
-    writer.join().expect("writer thread").expect("stdin written");
+    writer.join().unwrap().expect("llvm-mc-19 reads its input");
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-/// `text ; encoding: [0x..,..]` lines of llvm-mc's output: the text and the bytes.
+/// The `(text, bytes)` of each instruction llvm-mc printed with `--show-encoding`.
 fn encodings(stdout: &str) -> Vec<(String, Vec<u8>)> {
     stdout
         .lines()
         .filter_map(|l| {
-            let (text, enc) = l.split_once("; encoding: [")?;
-            let enc = enc.trim_end().trim_end_matches(']');
-            let bytes =
-                enc.split(',').map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap()).collect();
-            Some((text.trim().to_string(), bytes))
+            let (text, enc) = l.split_once("encoding: [")?;
+            let text = text.trim().trim_end_matches([';', '/']).trim().to_string();
+            let bytes = enc
+                .trim_end_matches(']')
+                .split(',')
+                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
+                .collect();
+            Some((text, bytes))
         })
         .collect()
-}
-
-/// Known differences of llvm-mc-19's disassembler from its assembler's echo (and clang-19 -S),
-/// where we follow the echo:
-/// - a GFX11 SMEM offset of 0 without `soffset` disassembles as `null` (the `soffset` field),
-///   where the assembler writes `0x0`;
-/// - branch offsets disassemble as unsigned 16-bit numbers (`s_branch 65533`), where the
-///   assembler writes them signed (`s_branch -3`); llvm-mc accepts both.
-fn normalize_disassembly(text: &str, family: Family) -> String {
-    if family == Family::Gfx11 && text.starts_with("s_load_") {
-        if let Some((head, tail)) = text.split_once(", null") {
-            if tail.is_empty() || tail.starts_with(' ') {
-                return format!("{head}, 0x0{tail}");
-            }
-        }
-    }
-    if text.starts_with("s_branch ") || text.starts_with("s_cbranch_") {
-        if let Some((name, n)) = text.split_once(' ') {
-            if let Ok(n) = n.parse::<u16>() {
-                return format!("{name} {}", n as i16);
-            }
-        }
-    }
-    text.to_string()
 }
 
 fn llvm_mc_available() -> bool {
@@ -470,9 +877,11 @@ fn every_opcode_matches_llvm_mc() {
     for cfg in &CONFIGS {
         let g = Gen { family: cfg.family, wave: cfg.wave };
         let label = format!("{} wave{}", cfg.cpu, cfg.wave);
-        let cases: Vec<(Inst, String, Result<Vec<u8>, String>)> = Opcode::ALL
+        let t = table::table(cfg.family);
+        let cases: Vec<(Inst, String, Result<Vec<u8>, String>)> = t
+            .ops
             .iter()
-            .flat_map(|&op| g.forms(op))
+            .flat_map(|info| g.forms(info))
             .map(|inst| {
                 let text = print_inst(&inst, cfg.family, cfg.wave);
                 let mut bytes = Vec::new();
@@ -482,7 +891,7 @@ fn every_opcode_matches_llvm_mc() {
             .collect();
         let input: String = cases.iter().map(|(_, t, _)| format!("{t}\n")).collect();
         let (stdout, stderr) = llvm_mc(cfg, &["--show-encoding"], input);
-        let rejected: std::collections::HashSet<usize> = stderr
+        let rejected: HashSet<usize> = stderr
             .lines()
             .filter(|l| l.contains(": error:"))
             .filter_map(|l| l.strip_prefix("<stdin>:")?.split(':').next()?.parse::<usize>().ok())
@@ -491,18 +900,18 @@ fn every_opcode_matches_llvm_mc() {
         let mut llvm = encodings(&stdout).into_iter();
         let (mut accepted, mut refused) = (0usize, 0usize);
         let mut ours = Vec::new();
-        let mut opcodes = std::collections::BTreeSet::new();
+        let mut per_opcode: BTreeMap<Opcode, usize> = BTreeMap::new();
         for (n, (inst, text, enc)) in cases.iter().enumerate() {
             let theirs = if rejected.contains(&n) { None } else { llvm.next() };
             match (enc, theirs) {
-                (Ok(bytes), Some((echo, lbytes))) => {
+                (Ok(bytes), Some((_, lbytes))) => {
                     accepted += 1;
-                    opcodes.insert(inst.opcode);
+                    *per_opcode.entry(inst.opcode).or_default() += 1;
+                    if let Some(y) = inst.fields.vopd_y {
+                        *per_opcode.entry(y).or_default() += 1;
+                    }
                     if *bytes != lbytes {
                         failures.push(format!("{label}: `{text}`: ours {bytes:02x?}, llvm-mc {lbytes:02x?}"));
-                    }
-                    if echo != *text {
-                        failures.push(format!("{label}: we print `{text}`, llvm-mc prints `{echo}`"));
                     }
                     match decode(bytes, cfg.family, cfg.wave) {
                         Ok((back, len)) => {
@@ -530,45 +939,77 @@ fn every_opcode_matches_llvm_mc() {
         if llvm.next().is_some() {
             failures.push(format!("{label}: llvm-mc printed more encodings than lines it accepted"));
         }
-        // The disassembler on all accepted bytes, in one process.
+        // The disassembler on all accepted bytes, in one process: it prints our text.
         let input: String = ours
             .iter()
             .map(|(_, b)| b.iter().map(|x| format!("{x:#04x}")).collect::<Vec<_>>().join(",") + "\n")
             .collect();
         let (stdout, stderr) = llvm_mc(cfg, &["--disassemble", "--show-encoding"], input);
-        let dis = encodings(&stdout);
-        if dis.len() != ours.len() {
-            failures.push(format!(
-                "{label}: the disassembler gave {} of {} instructions: {stderr}",
-                dis.len(),
-                ours.len()
-            ));
-        }
-        for ((text, bytes), (dtext, dbytes)) in ours.iter().zip(&dis) {
-            if dbytes != bytes || normalize_disassembly(dtext, cfg.family) != *text {
-                failures.push(format!("{label}: `{text}` {bytes:02x?} disassembles to `{dtext}` {dbytes:02x?}"));
+        let mut invalid: BTreeMap<usize, usize> = BTreeMap::new();
+        for l in stderr.lines().filter(|l| l.contains("invalid instruction encoding")) {
+            if let Some(line) = l.strip_prefix("<stdin>:").and_then(|r| r.split(':').next()?.parse::<usize>().ok()) {
+                *invalid.entry(line - 1).or_default() += 4;
             }
         }
-        let in_family = Opcode::ALL.iter().filter(|op| shape_of(**op, cfg.family).is_some()).count();
-        if opcodes.len() != in_family {
-            let missing: Vec<_> = Opcode::ALL
-                .iter()
-                .filter(|op| shape_of(**op, cfg.family).is_some() && !opcodes.contains(*op))
-                .collect();
+        let mut dis = encodings(&stdout).into_iter();
+        for (n, (text, bytes)) in ours.iter().enumerate() {
+            let mut left = bytes.len().saturating_sub(invalid.get(&n).copied().unwrap_or(0));
+            let mut got = Vec::new();
+            while left > 0 {
+                let Some((dtext, dbytes)) = dis.next() else { break };
+                left = left.saturating_sub(dbytes.len().max(1));
+                got.push((dtext, dbytes));
+            }
+            match got.as_slice() {
+                [(dtext, dbytes)] if dbytes == bytes && dtext == text => {}
+                _ => failures.push(format!("{label}: `{text}` {bytes:02x?} disassembles to {got:02x?}")),
+            }
+        }
+        // Dual issue is wave32 only: wave64 checks no VOPD operation.
+        let missing: Vec<&str> = t
+            .ops
+            .iter()
+            .filter(|i| !(per_opcode.contains_key(&i.opcode) || cfg.wave == 64 && i.enc == Enc::Vopd))
+            .map(|i| i.name)
+            .collect();
+        if !missing.is_empty() {
             failures.push(format!("{label}: no accepted form of {missing:?}"));
         }
+        let few: BTreeSet<&str> = t
+            .ops
+            .iter()
+            .filter(|i| per_opcode.get(&i.opcode).is_some_and(|&n| n < 3) && has_three_forms(i, cfg.family))
+            .map(|i| i.name)
+            .collect();
+        if !few.is_empty() {
+            failures.push(format!("{label}: fewer than three accepted forms of {few:?}"));
+        }
         summary.push(format!(
-            "{label}: {accepted} (opcode, form) cases encoded, decoded and printed as llvm-mc-19 does, \
+            "{label}: {accepted} (target, opcode, form) cases encoded, decoded and printed as llvm-mc-19 does, \
              over {} opcodes; {refused} refused forms refused by llvm-mc-19 too",
-            opcodes.len()
+            per_opcode.len()
         ));
     }
     for line in &summary {
         println!("{line}");
     }
-    if !failures.is_empty() {
-        panic!("{} disagreements with llvm-mc-19:\n{}", failures.len(), failures.join("\n"));
+    if let Ok(path) = std::env::var("ISA_LLVM_MC_REPORT") {
+        std::fs::write(path, failures.join("\n")).expect("the report is written");
     }
+    if !failures.is_empty() {
+        let shown: Vec<&String> = failures.iter().take(60).collect();
+        panic!(
+            "{} disagreements with llvm-mc-19:\n{}",
+            failures.len(),
+            shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+        );
+    }
+}
+
+/// Whether the format lets an opcode have three forms (an operand, a modifier or an immediate
+/// to vary); instructions without any (`s_barrier`, `s_dcache_inv`) have one.
+fn has_three_forms(info: &OpInfo, _family: Family) -> bool {
+    !info.slots.is_empty() || info.flags.cpol
 }
 
 /// Registers given as temporaries with assigned registers encode as the physical ones.
@@ -589,11 +1030,10 @@ fn temporaries_encode_by_their_registers() {
     let err = encode(&unassigned, Family::Gfx11, &mut bytes).unwrap_err();
     assert_eq!(err.to_string(), "v_mov_b32: result 0 has no register assigned");
     assert_eq!(bytes.len(), 4, "nothing appended on error");
-    assert!(matches!(PhysReg::vgpr(0).reg_type(), RegType::Vgpr));
 }
 
-/// clang-19's vadd kernel (see the ISA issue), as llvm-objdump-19 shows it, decodes and prints
-/// the same, and our encoder gives its bytes back.
+/// clang-19's vadd kernel, as llvm-objdump-19 shows it, decodes and prints the same, and our
+/// encoder gives its bytes back.
 #[test]
 fn clang_vadd_decodes_and_prints_like_objdump() {
     let gfx1100: &[(&str, &[u32])] = &[
@@ -606,7 +1046,7 @@ fn clang_vadd_decodes_and_prints_like_objdump() {
         ("s_mov_b32 s2, exec_lo", &[0xBE82007E]),
         ("v_cmpx_gt_u32_e64 s3, v1", &[0xD4CC007E, 0x00020203]),
         ("s_cbranch_execz 27", &[0xBFA5001B]),
-        ("s_load_b128 s[4:7], s[0:1], 0x0", &[0xF4080100, 0xF8000000]),
+        ("s_load_b128 s[4:7], s[0:1], null", &[0xF4080100, 0xF8000000]),
         ("v_mov_b32_e32 v2, 0", &[0x7E040280]),
         ("v_lshlrev_b64 v[0:1], 2, v[1:2]", &[0xD73C0000, 0x00020282]),
         ("v_add_co_u32 v2, vcc_lo, s4, v0", &[0xD7006A02, 0x00020004]),
@@ -620,6 +1060,12 @@ fn clang_vadd_decodes_and_prints_like_objdump() {
         ("s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)", &[0xBFB60003]),
         ("s_endpgm", &[0xBFB00000]),
         ("s_code_end", &[0xBF9F0000]),
+        ("v_dual_mov_b32 v2, 0 :: v_dual_lshlrev_b32 v1, 2, v0", &[0xCA220080, 0x02000082]),
+        ("s_waitcnt_depctr 0xfffe", &[0xBF88FFFE]),
+        ("buffer_gl0_inv", &[0xE0AC0000, 0x00000000]),
+        ("ds_store_b32 v1, v2", &[0xD8340000, 0x00000201]),
+        ("ds_bpermute_b32 v0, v0, v2", &[0xDACC0000, 0x00000200]),
+        ("s_branch 65513", &[0xBFA0FFE9]),
     ];
     let gfx942: &[(&str, &[u32])] = &[
         ("s_load_dword s3, s[0:1], 0x2c", &[0xC00200C0, 0x0000002C]),
@@ -638,6 +1084,7 @@ fn clang_vadd_decodes_and_prints_like_objdump() {
         ("v_add_f32_e32 v2, v6, v7", &[0x02040F06]),
         ("global_store_dword v[0:1], v2, off", &[0xDC708000, 0x007F0200]),
         ("s_endpgm", &[0xBF810000]),
+        ("global_atomic_cmpswap v0, v1, v[2:3], s[6:7] sc0 sc1", &[0xDF058000, 0x00060201]),
     ];
     for (family, wave, listing) in [(Family::Gfx11, 32, gfx1100), (Family::Gfx9, 64, gfx942)] {
         for &(text, words) in listing {

@@ -1,0 +1,967 @@
+//! The opcode tables: for every opcode of a family, its encoding, opcode number, operand slots
+//! (in assembly order, each with the encoding field it fills, what it accepts and its size) and
+//! the modifiers and encoding variants (DPP, SDWA, ...) it has.
+//!
+//! The tables are data, `tables/gfx1100.txt` and `tables/gfx942.txt`, generated from
+//! llvm-mc-19 by `isa/scripts/gen_tables.py` (the file headers describe the syntax) and
+//! compiled into the crate; they are parsed once, on first use. The encoder, the decoder and
+//! the printer all read them, so one table line decides how an opcode is encoded, decoded and
+//! printed. `isa/tests/llvm_mc.rs` re-checks every line against llvm-mc-19, and the unit tests
+//! below check that the tables and the [`Opcode`] variants name the same operations.
+//!
+//! Where the sources disagree (llvm-mc-19 is the judge):
+//! - tinygrad 0.14.0's lists (AMD's XML) hold opcodes of sibling chips that llvm-mc-19 refuses
+//!   for gfx1100 (gfx1150's SALU float operations, `global_load_lds_*`, `flat_atomic_csub_u32`,
+//!   `v_swap_b16`, `v_dual_dot2acc_f32_bf16`) and gfx942 (CDNA4's scaled conversions and MFMAs,
+//!   `v_prng_b32`, `v_cvt_f32_bf16`, `global_load_lds_dwordx3/x4`, `ds_read_b64_tr_*`, GFX9's
+//!   `v_mad_mix*`); they are not in the tables. Its cdna names `v_accvgpr_read`/`_write` are
+//!   llvm-mc-19 aliases of the `_b32` names (the `=` lines). Every opcode number both give
+//!   agrees.
+//! - llvm-mc-19 accepts modifiers it does not encode: `|src|` on VOP3SD (`v_div_scale_f32`,
+//!   whose layout has no abs bits) and `nt` on gfx942's `buffer_wbl2`/`buffer_inv`. The tables
+//!   leave them out, so gcnc refuses them.
+//! - llvm-mc-19 encodes `|src1|` of `v_ldexp_f16_dpp` but its disassembler does not print it
+//!   back; the generator keeps only DPP modifiers that survive the round trip.
+//! - llvm-mc-19's disassembler prints a float inline constant of a 16-bit integer operand as
+//!   its f16 bits (`0x3c00`), which its assembler reads back as a literal: such an operand
+//!   holds integers only here ([`crate::encoding::inline_floats`]).
+//! - GFX9's FLAT bit 13 (LDS DMA in the gfx900 manual) is gfx940's scratch `sve`.
+
+use crate::mir::{Inst, Operand, OperandKind};
+use crate::opcode::{Family, Format, Opcode};
+use crate::reg::RegType;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The encoding an opcode's table line belongs to (its native one; VOP1, VOP2 and VOPC lines
+/// may also have VOP3, DPP and SDWA forms, see [`Flags`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Enc {
+    /// Scalar, one source.
+    Sop1,
+    /// Scalar, two sources.
+    Sop2,
+    /// Scalar with a 16-bit immediate.
+    Sopk,
+    /// Scalar compare.
+    Sopc,
+    /// Scalar program control.
+    Sopp,
+    /// Scalar memory.
+    Smem,
+    /// Vector, one source.
+    Vop1,
+    /// Vector, two sources.
+    Vop2,
+    /// Vector compare.
+    Vopc,
+    /// Vector, three-source encoding.
+    Vop3,
+    /// VOP3 with a scalar result (carry out).
+    Vop3sd,
+    /// Vector, packed sources.
+    Vop3p,
+    /// GFX9 matrix instructions (VOP3P-MAI layout).
+    Mai,
+    /// GFX11 dual issue (one half of the pair).
+    Vopd,
+    /// LDS/GDS.
+    Ds,
+    /// FLAT, flat segment.
+    Flat,
+    /// FLAT, global segment.
+    Global,
+    /// FLAT, scratch segment.
+    Scratch,
+    /// Buffer (cache control only).
+    Mubuf,
+}
+
+impl Enc {
+    fn parse(s: &str) -> Option<Enc> {
+        Some(match s {
+            "sop1" => Enc::Sop1,
+            "sop2" => Enc::Sop2,
+            "sopk" => Enc::Sopk,
+            "sopc" => Enc::Sopc,
+            "sopp" => Enc::Sopp,
+            "smem" => Enc::Smem,
+            "vop1" => Enc::Vop1,
+            "vop2" => Enc::Vop2,
+            "vopc" => Enc::Vopc,
+            "vop3" => Enc::Vop3,
+            "vop3sd" => Enc::Vop3sd,
+            "vop3p" => Enc::Vop3p,
+            "mai" => Enc::Mai,
+            "vopd" => Enc::Vopd,
+            "ds" => Enc::Ds,
+            "flat" => Enc::Flat,
+            "global" => Enc::Global,
+            "scratch" => Enc::Scratch,
+            "mubuf" => Enc::Mubuf,
+            _ => return None,
+        })
+    }
+
+    /// The [`Format`] of an opcode with this encoding.
+    pub fn format(self) -> Format {
+        match self {
+            Enc::Sop1 => Format::Sop1,
+            Enc::Sop2 => Format::Sop2,
+            Enc::Sopk => Format::Sopk,
+            Enc::Sopc => Format::Sopc,
+            Enc::Sopp => Format::Sopp,
+            Enc::Smem => Format::Smem,
+            Enc::Vop1 => Format::Vop1,
+            Enc::Vop2 => Format::Vop2,
+            Enc::Vopc => Format::Vopc,
+            Enc::Vop3 => Format::Vop3,
+            Enc::Vop3sd => Format::Vop3sd,
+            Enc::Vop3p | Enc::Mai => Format::Vop3p,
+            Enc::Vopd => Format::Vopd,
+            Enc::Ds => Format::Ds,
+            Enc::Flat => Format::Flat,
+            Enc::Global => Format::Global,
+            Enc::Scratch => Format::Scratch,
+            Enc::Mubuf => Format::Mubuf,
+        }
+    }
+
+    /// Whether this is a vector-ALU encoding (VOP*, not VOPD).
+    pub fn is_valu(self) -> bool {
+        matches!(self, Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd | Enc::Vop3p | Enc::Mai)
+    }
+}
+
+/// Whether a slot is a result, an operand, or an immediate printed among the operands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A result (in `Inst::defs`).
+    Def,
+    /// An operand (in `Inst::ops`).
+    Use,
+    /// An immediate field (in `Inst::fields`), printed in the operand list.
+    Imm,
+}
+
+/// The encoding field a slot fills (VALU slots are named by their VOP3 fields; the `_e32`
+/// forms put `src1` in the VGPR field and lane masks in VCC).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// SALU destination (also SOPK's register operand).
+    Sdst,
+    /// SALU first source.
+    Ssrc0,
+    /// SALU second source.
+    Ssrc1,
+    /// SOPK/SOPP 16-bit immediate.
+    Simm16,
+    /// SMEM data register.
+    Sdata,
+    /// SMEM base address register.
+    Sbase,
+    /// SMEM offset register.
+    Soffset,
+    /// SMEM immediate offset.
+    Offset,
+    /// VALU, DS and FLAT destination.
+    Vdst,
+    /// VALU first source.
+    Src0,
+    /// VALU second source.
+    Src1,
+    /// VALU third source.
+    Src2,
+    /// A literal constant operand (`v_fmamk_f32`'s K, `s_setreg_imm32_b32`'s value).
+    Lit,
+    /// DS/FLAT address.
+    Addr,
+    /// FLAT data.
+    Data,
+    /// DS first data.
+    Data0,
+    /// DS second data.
+    Data1,
+    /// FLAT scalar address.
+    Saddr,
+}
+
+impl Field {
+    fn parse(s: &str) -> Option<Field> {
+        Some(match s {
+            "sdst" => Field::Sdst,
+            "ssrc0" => Field::Ssrc0,
+            "ssrc1" => Field::Ssrc1,
+            "simm16" => Field::Simm16,
+            "sdata" => Field::Sdata,
+            "sbase" => Field::Sbase,
+            "soffset" => Field::Soffset,
+            "offset" => Field::Offset,
+            "vdst" => Field::Vdst,
+            "src0" => Field::Src0,
+            "src1" => Field::Src1,
+            "src2" => Field::Src2,
+            "lit" => Field::Lit,
+            "addr" => Field::Addr,
+            "data" => Field::Data,
+            "data0" => Field::Data0,
+            "data1" => Field::Data1,
+            "saddr" => Field::Saddr,
+            _ => return None,
+        })
+    }
+
+    /// The index of a VALU source field (0, 1, 2).
+    pub fn src_index(self) -> Option<usize> {
+        match self {
+            Field::Src0 => Some(0),
+            Field::Src1 => Some(1),
+            Field::Src2 => Some(2),
+            _ => None,
+        }
+    }
+}
+
+/// How an immediate prints.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ImmStyle {
+    /// `0x1234`.
+    Hex,
+    /// `4660`.
+    Dec,
+    /// A branch offset in dwords, printed unsigned as llvm-objdump-19 does.
+    Branch,
+    /// Decimal, left out when 0 (`s_endpgm`).
+    Opt,
+    /// `hwreg(HW_REG_MODE, 0, 32)`.
+    Hwreg,
+    /// `sendmsg(MSG_DEALLOC_VGPRS)`.
+    Sendmsg,
+    /// `vmcnt(0) lgkmcnt(0)`.
+    Waitcnt,
+    /// `instid0(VALU_DEP_1)`.
+    Delay,
+    /// `depctr_va_vdst(0)` or hexadecimal.
+    Depctr,
+    /// `gpr_idx(SRC0,DST)`.
+    Gpridx,
+    /// A plain number in a register field (`s_atc_probe 7, ...`) or the SMEM offset.
+    Plain,
+}
+
+/// What a slot accepts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// SGPRs (and the special scalar registers).
+    S,
+    /// VGPRs.
+    V,
+    /// AGPRs.
+    A,
+    /// VGPRs or AGPRs.
+    Av,
+    /// An SGPR, an inline constant or a literal (SALU sources).
+    Ss,
+    /// A VGPR, an SGPR, an inline constant or a literal (VALU sources).
+    Vs,
+    /// A VGPR or an inline constant.
+    Vi,
+    /// A VGPR, an AGPR or an inline constant.
+    Avi,
+    /// An SGPR, M0 or an inline constant (lane selects).
+    L,
+    /// A lane mask (VCC in the `_e32` forms).
+    M,
+    /// A literal constant.
+    K,
+    /// An immediate, printed in this style.
+    Imm(ImmStyle),
+}
+
+impl Kind {
+    /// Whether VGPRs are accepted.
+    pub fn vgpr(self) -> bool {
+        matches!(self, Kind::V | Kind::Av | Kind::Vs | Kind::Vi | Kind::Avi)
+    }
+
+    /// Whether AGPRs are accepted.
+    pub fn agpr(self) -> bool {
+        matches!(self, Kind::A | Kind::Av | Kind::Avi)
+    }
+
+    /// Whether SGPRs are accepted.
+    pub fn sgpr(self) -> bool {
+        matches!(self, Kind::S | Kind::Ss | Kind::Vs | Kind::L | Kind::M)
+    }
+
+    /// Whether inline constants are accepted.
+    pub fn inline(self) -> bool {
+        matches!(self, Kind::Ss | Kind::Vs | Kind::Vi | Kind::Avi | Kind::L | Kind::K)
+    }
+
+    /// Whether literals are accepted (subject to the encoding: GFX9's VOP3 has none).
+    pub fn literal(self) -> bool {
+        matches!(self, Kind::Ss | Kind::Vs | Kind::K)
+    }
+}
+
+/// How the hardware reads a constant in a source: which bit patterns the float inline
+/// constants stand for, and how wide a literal is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ConstType {
+    /// 32-bit (integer or f32): f32 inline floats, 32-bit literal.
+    B32,
+    /// f16: f16 inline floats (`0.5` is `0x3800`), 16-bit literal.
+    F16,
+    /// 16-bit integer: f16 inline floats stand for themselves only as text, 16-bit literal.
+    I16,
+    /// bf16: bf16 inline floats (`0.5` is `0x3f00`), 16-bit literal.
+    Bf16,
+    /// f64: the constant is the high 32 bits (`1.0` is `0x3ff00000`), literal likewise.
+    F64,
+    /// 64-bit integer: inline integers, a 32-bit literal (no float inline constants here).
+    B64,
+    /// Packed f16: f16 inline floats, 32-bit literal.
+    Pf16,
+    /// Integer inline constants only (matrix accumulators).
+    Ic,
+}
+
+/// One slot of a table line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SlotInfo {
+    /// Result, operand or immediate.
+    pub role: Role,
+    /// The encoding field.
+    pub field: Field,
+    /// What it accepts.
+    pub kind: Kind,
+    /// Its size in dwords (lane masks: 1; their real size follows the wave size).
+    pub size: u8,
+    /// How constants read here.
+    pub ctype: ConstType,
+    /// Optional: the assembly says `off` when absent (FLAT addresses), or it exists only with
+    /// a cache bit (an atomic's returned value), or it is SMEM's `soffset` register.
+    pub optional: bool,
+}
+
+/// What else an opcode has besides its native encoding, and which modifiers it accepts.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flags {
+    /// A VOP1, VOP2 or VOPC operation with a VOP3 (`_e64`) form.
+    pub e64: bool,
+    /// Prints `_e32`/`_e64` after its name.
+    pub sfx: bool,
+    /// Has a VOP3 form but no `_e32` one llvm-mc accepts.
+    pub noe32: bool,
+    /// Sources taking `neg` (bit per source; VOP3P: `neg_lo`).
+    pub neg: u8,
+    /// Sources taking `abs`.
+    pub abs: u8,
+    /// Takes `clamp`.
+    pub clamp: bool,
+    /// Takes an output modifier.
+    pub omod: bool,
+    /// `op_sel` bits accepted (VOP3: sources then the destination as bit 3).
+    pub opsel: u8,
+    /// VOP3P `op_sel_hi` bits accepted.
+    pub opselhi: u8,
+    /// VOP3P `neg_lo` bits accepted.
+    pub neglo: u8,
+    /// VOP3P `neg_hi` bits accepted.
+    pub neghi: u8,
+    /// Matrix instruction: which of `cbsz` (1), `abid` (2) and `blgp` (4) it takes.
+    pub mai: u8,
+    /// Has a DPP16 form (`_dpp`).
+    pub dpp: bool,
+    /// Has a DPP8 form (GFX11).
+    pub dpp8: bool,
+    /// Has an SDWA form (GFX9).
+    pub sdwa: bool,
+    /// Has VOP3 DPP forms (`_e64_dpp`, GFX11).
+    pub e64dpp: bool,
+    /// Sources whose `neg` its DPP16 form takes.
+    pub dppneg: u8,
+    /// Sources whose `abs` its DPP16 form takes.
+    pub dppabs: u8,
+    /// Its SDWA form takes `neg`/`abs`.
+    pub sdwaneg: bool,
+    /// Its SDWA form takes `clamp`.
+    pub sdwaclamp: bool,
+    /// Its SDWA form takes an output modifier.
+    pub sdwaomod: bool,
+    /// Its SDWA form takes SGPR sources.
+    pub sdwasgpr: bool,
+    /// Operates on 16-bit register halves (`v1.l`, `v1.h`).
+    pub t16: bool,
+    /// VOPD: may go in the X slot.
+    pub x: bool,
+    /// An atomic that returns the old value when GLC (GFX11) or SC0 (gfx942) is set.
+    pub ret: bool,
+    /// DS: may address GDS.
+    pub gds: bool,
+    /// DS: must address GDS (GWS and ordered-count operations).
+    pub gdsreq: bool,
+    /// DS: has no offset.
+    pub nooff: bool,
+    /// DS: the address VGPR is even (gfx942's GWS operations).
+    pub even: bool,
+    /// DS: two 8-bit offsets (`offset0:`, `offset1:`) instead of one 16-bit one.
+    pub offset2: bool,
+    /// The printed width of `op_sel` when it differs from the sources plus the destination
+    /// (`v_fmac_f16_e64`, whose tied third source counts).
+    pub opselw: u8,
+    /// A GFX11 matrix operation: the accumulator (`vdst`, `src2`) is half as wide in wave64.
+    pub wmma: bool,
+    /// A MUBUF cache-control instruction that takes cache-policy bits (`buffer_wbl2 sc0 sc1`).
+    pub cpol: bool,
+    /// Slots (bit per slot index) whose VGPRs are v0-v127 only in the `_e32`-based forms: GFX11
+    /// keeps bit 7 of those fields for 16-bit halves, so llvm-mc-19 (fake16) refuses v128+.
+    pub lo128: u16,
+}
+
+/// One opcode of a family's table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpInfo {
+    /// The operation.
+    pub opcode: Opcode,
+    /// The assembly name.
+    pub name: &'static str,
+    /// The native encoding.
+    pub enc: Enc,
+    /// The opcode number in the native encoding (VOPD: in the Y slot, which equals X's).
+    pub number: u16,
+    /// Slots in assembly order.
+    pub slots: Vec<SlotInfo>,
+    /// Forms and modifiers.
+    pub flags: Flags,
+}
+
+impl OpInfo {
+    /// The size of slot `slot` in a wave of `wave_size` lanes: a GFX11 matrix accumulator is
+    /// half as wide in wave64.
+    pub fn slot_size(&self, slot: &SlotInfo, wave_size: u32) -> u8 {
+        let accumulator = slot.field == Field::Vdst || slot.field == Field::Src2;
+        if self.flags.wmma && accumulator && wave_size == 64 {
+            slot.size / 2
+        } else {
+            slot.size
+        }
+    }
+
+    /// The result slots.
+    pub fn defs(&self) -> impl Iterator<Item = &SlotInfo> {
+        self.slots.iter().filter(|s| s.role == Role::Def)
+    }
+
+    /// The operand slots.
+    pub fn uses(&self) -> impl Iterator<Item = &SlotInfo> {
+        self.slots.iter().filter(|s| s.role == Role::Use)
+    }
+
+    /// The VALU source slots (`src0`..`src2`), in order.
+    pub fn srcs(&self) -> impl Iterator<Item = &SlotInfo> {
+        self.slots.iter().filter(|s| s.role == Role::Use && s.field.src_index().is_some())
+    }
+
+    /// The number of VALU sources.
+    pub fn num_srcs(&self) -> usize {
+        self.srcs().count()
+    }
+}
+
+/// Whether an operand could stand in a slot of `kind`, judged by its register file (or its
+/// being a constant); sizes and alignment are checked later.
+pub fn operand_fits(kind: Kind, op: &Operand) -> bool {
+    match op.kind {
+        OperandKind::Const(_) => kind.inline() || kind.literal(),
+        _ => {
+            let ty = op.reg.map(|r| r.reg_type()).or_else(|| op.rc().map(|rc| rc.ty));
+            match ty {
+                Some(RegType::Vgpr) => kind.vgpr(),
+                Some(RegType::Agpr) => kind.agpr(),
+                Some(RegType::Sgpr) => kind.sgpr(),
+                None => false,
+            }
+        }
+    }
+}
+
+/// Which operand fills each slot of `slots` that has `role` [`Role::Use`], in slot order
+/// (`None`: an optional slot left out), or `None` when the operands do not fit. Optional slots
+/// are settled by trying each choice: the first one whose operands all fit their slots' files
+/// wins (scratch `off, v1, s2` against `v1, v2, off`, for instance).
+pub fn bind_uses(slots: &[SlotInfo], ops: &[Operand]) -> Option<Vec<Option<usize>>> {
+    let uses: Vec<&SlotInfo> = slots.iter().filter(|s| s.role == Role::Use).collect();
+    let optional: Vec<usize> = (0..uses.len()).filter(|&i| uses[i].optional).collect();
+    for choice in 0..(1u32 << optional.len()) {
+        let present = |i: usize| !uses[i].optional || choice >> optional.iter().position(|&o| o == i).unwrap() & 1 != 0;
+        let count = (0..uses.len()).filter(|&i| present(i)).count();
+        if count != ops.len() {
+            continue;
+        }
+        let mut next = 0;
+        let mut out = Vec::with_capacity(uses.len());
+        let mut fits = true;
+        for (i, slot) in uses.iter().enumerate() {
+            if present(i) {
+                fits &= operand_fits(slot.kind, &ops[next]);
+                out.push(Some(next));
+                next += 1;
+            } else {
+                out.push(None);
+            }
+        }
+        if fits {
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// How a VALU instruction is encoded: its native encoding, or one of the forms a VOP1, VOP2
+/// or VOPC operation (and on GFX11 a VOP3 one) also has.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// The native encoding of a non-VALU or VOPD instruction.
+    Native,
+    /// VOP1, VOP2 or VOPC (`_e32`).
+    E32,
+    /// VOP3 (`_e64`), also the native encoding of VOP3, VOP3SD and VOP3P operations.
+    E64,
+    /// `_e32` with a DPP16 dword.
+    Dpp16,
+    /// `_e32` with a DPP8 dword.
+    Dpp8,
+    /// `_e32` with an SDWA dword.
+    Sdwa,
+    /// VOP3 with a DPP16 dword (GFX11).
+    E64Dpp16,
+    /// VOP3 with a DPP8 dword (GFX11).
+    E64Dpp8,
+}
+
+impl Form {
+    /// Whether the form is VOP3-based.
+    pub fn is_e64(self) -> bool {
+        matches!(self, Form::E64 | Form::E64Dpp16 | Form::E64Dpp8)
+    }
+
+    /// Whether the form carries DPP16 controls.
+    pub fn is_dpp16(self) -> bool {
+        matches!(self, Form::Dpp16 | Form::E64Dpp16)
+    }
+
+    /// Whether the form carries DPP8 selects.
+    pub fn is_dpp8(self) -> bool {
+        matches!(self, Form::Dpp8 | Form::E64Dpp8)
+    }
+}
+
+/// The form `inst` asks for (`vop3`, `fields.dpp`, `fields.sdwa`), whether or not the
+/// operation has it.
+pub fn form_of(inst: &Inst, info: &OpInfo) -> Form {
+    use crate::mir::Dpp;
+    let dpp = inst.fields.dpp;
+    match info.enc {
+        Enc::Vop1 | Enc::Vop2 | Enc::Vopc => match (inst.fields.sdwa, dpp) {
+            (Some(_), _) => Form::Sdwa,
+            (None, Some(Dpp::Dpp16 { .. })) if inst.vop3 => Form::E64Dpp16,
+            (None, Some(Dpp::Dpp8 { .. })) if inst.vop3 => Form::E64Dpp8,
+            (None, Some(Dpp::Dpp16 { .. })) => Form::Dpp16,
+            (None, Some(Dpp::Dpp8 { .. })) => Form::Dpp8,
+            (None, None) if inst.vop3 || info.flags.noe32 => Form::E64,
+            (None, None) => Form::E32,
+        },
+        Enc::Vop3 | Enc::Vop3sd | Enc::Vop3p | Enc::Mai => match dpp {
+            Some(Dpp::Dpp16 { .. }) => Form::E64Dpp16,
+            Some(Dpp::Dpp8 { .. }) => Form::E64Dpp8,
+            None => Form::E64,
+        },
+        _ => Form::Native,
+    }
+}
+
+/// The modifier fields a form of an operation accepts: bit masks per source where the field
+/// has bits. The encoder refuses, and the decoder does not produce, anything else.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Allowed {
+    /// `neg` bits (VOP3P: `neg_lo`).
+    pub neg: u8,
+    /// `abs` bits.
+    pub abs: u8,
+    /// `clamp`.
+    pub clamp: bool,
+    /// An output modifier.
+    pub omod: bool,
+    /// `op_sel` bits (the 16-bit-register operations: which halves).
+    pub opsel: u8,
+    /// VOP3P `op_sel_hi` bits that may differ from the operation's default.
+    pub opsel_hi: u8,
+    /// The default `op_sel_hi` bits of the sources present (what the assembly leaves out).
+    pub opsel_hi_default: u8,
+    /// VOP3P `neg_hi` bits.
+    pub neg_hi: u8,
+    /// `cbsz` (1), `abid` (2), `blgp` (4).
+    pub mai: u8,
+    /// DS `gds`.
+    pub gds: bool,
+}
+
+/// The default `op_sel_hi` bits of the VOP3P operation `name`: all set, except for the
+/// mixed-precision `v_fma_mix*` operations, where they are 0.
+pub fn opsel_hi_default(name: &str) -> u8 {
+    if name.starts_with("v_fma_mix") {
+        0
+    } else {
+        0b111
+    }
+}
+
+/// Whether a VALU operation uses the VOP3SD layout (a scalar result where VOP3 has `abs` and
+/// `op_sel`) in its VOP3 forms.
+pub fn has_sdst(info: &OpInfo) -> bool {
+    info.enc == Enc::Vop3sd || info.slots.iter().any(|s| s.role == Role::Def && s.field == Field::Sdst)
+}
+
+/// What `form` of `info`'s operation accepts.
+pub fn allowed(info: &OpInfo, form: Form) -> Allowed {
+    let f = info.flags;
+    let t16 = if f.t16 { 0b1001 } else { 0 };
+    let two = (1u8 << info.num_srcs().min(2)) - 1;
+    let none = Allowed::default();
+    match form {
+        Form::Native => Allowed { gds: f.gds, ..none },
+        Form::E32 | Form::Dpp8 => Allowed { opsel: t16, ..none },
+        Form::Dpp16 => Allowed { neg: f.dppneg & two, abs: f.dppabs & two, opsel: t16, ..none },
+        Form::Sdwa => Allowed {
+            neg: if f.sdwaneg { f.neg & two } else { 0 },
+            abs: if f.sdwaneg { f.abs & two } else { 0 },
+            clamp: f.sdwaclamp,
+            omod: f.sdwaomod,
+            ..none
+        },
+        _ if info.enc == Enc::Mai => Allowed { mai: f.mai, clamp: f.clamp, ..none },
+        _ if info.enc == Enc::Vop3p => {
+            let present = (1u8 << info.num_srcs()) - 1;
+            // v_fma_mix* write neg_hi as `|src|`: the table's `abs` is their neg_hi.
+            let default = opsel_hi_default(info.name);
+            Allowed {
+                neg: f.neglo | f.neg,
+                neg_hi: f.neghi | f.abs,
+                clamp: f.clamp,
+                opsel: f.opsel,
+                opsel_hi: f.opselhi & present,
+                opsel_hi_default: default & present,
+                ..none
+            }
+        }
+        _ => {
+            let sd = has_sdst(info);
+            Allowed {
+                neg: f.neg,
+                abs: if sd { 0 } else { f.abs },
+                clamp: f.clamp,
+                omod: f.omod,
+                opsel: if sd { 0 } else { f.opsel },
+                ..none
+            }
+        }
+    }
+}
+
+/// The first modifier of `fields` that `allowed` refuses (`neg`, `abs`, `clamp`, `omod`,
+/// `op_sel`, `op_sel_hi`, `neg_hi`, `cbsz`, `gds`), if any.
+pub fn refused(allowed: &Allowed, fields: &crate::mir::Fields) -> Option<&'static str> {
+    let f = fields;
+    let a = allowed;
+    let found = [
+        ("neg", f.neg & !a.neg != 0),
+        ("abs", f.abs & !a.abs != 0),
+        ("clamp", f.clamp && !a.clamp),
+        ("omod", f.omod != 0 && !a.omod || f.omod > 3),
+        ("op_sel", f.opsel & !a.opsel != 0),
+        ("op_sel_hi", (f.opsel_hi ^ a.opsel_hi_default) & !a.opsel_hi != 0),
+        ("neg_hi", f.neg_hi & !a.neg_hi != 0),
+        ("cbsz", f.cbsz != 0 && a.mai & 1 == 0),
+        ("abid", f.abid != 0 && a.mai & 2 == 0),
+        ("blgp", f.blgp != 0 && a.mai & 4 == 0),
+        ("gds", f.gds && !a.gds),
+    ];
+    found.iter().find(|(_, bad)| *bad).map(|&(name, _)| name)
+}
+
+/// The table of one family.
+pub struct Table {
+    /// The family.
+    pub family: Family,
+    /// Every opcode, in table order.
+    pub ops: Vec<OpInfo>,
+    by_opcode: HashMap<Opcode, usize>,
+    by_number: HashMap<(Enc, u16), usize>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+impl Table {
+    /// The line of `op`, if the family has it.
+    pub fn get(&self, op: Opcode) -> Option<&OpInfo> {
+        self.by_opcode.get(&op).map(|&i| &self.ops[i])
+    }
+
+    /// The opcode with `number` in encoding `enc`.
+    pub fn at(&self, enc: Enc, number: u16) -> Option<&OpInfo> {
+        self.by_number.get(&(enc, number)).map(|&i| &self.ops[i])
+    }
+
+    /// The opcode llvm-mc-19 knows by `name`: its own name or an alias (`v_accvgpr_read` for
+    /// `v_accvgpr_read_b32`).
+    pub fn by_name(&self, name: &str) -> Option<&OpInfo> {
+        self.by_name.get(name).map(|&i| &self.ops[i])
+    }
+}
+
+/// Why a table line does not parse (a bug in the generated tables; the unit tests parse both).
+#[derive(Debug, thiserror::Error)]
+#[error("{family:?} table line {line}: {what}")]
+pub struct TableError {
+    /// The family.
+    pub family: Family,
+    /// The line number.
+    pub line: usize,
+    /// What is wrong.
+    pub what: String,
+}
+
+const GFX11: &str = include_str!("tables/gfx1100.txt");
+const GFX9: &str = include_str!("tables/gfx942.txt");
+
+/// The table of `family`, parsed on first use.
+pub fn table(family: Family) -> &'static Table {
+    static T11: OnceLock<Table> = OnceLock::new();
+    static T9: OnceLock<Table> = OnceLock::new();
+    let (cell, text) = match family {
+        Family::Gfx11 => (&T11, GFX11),
+        Family::Gfx9 => (&T9, GFX9),
+    };
+    cell.get_or_init(|| parse(family, text).unwrap_or_else(|e| panic!("the built-in opcode table is broken: {e}")))
+}
+
+/// The table line of `op` in `family`.
+pub fn info(op: Opcode, family: Family) -> Option<&'static OpInfo> {
+    table(family).get(op)
+}
+
+fn parse_slot(tok: &str) -> Result<SlotInfo, String> {
+    let mut parts = tok.splitn(3, ':');
+    let (Some(role), Some(field), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(format!("bad slot `{tok}`"));
+    };
+    let role = match role {
+        "d" => Role::Def,
+        "u" => Role::Use,
+        "i" => Role::Imm,
+        _ => return Err(format!("bad role in `{tok}`")),
+    };
+    let field = Field::parse(field).ok_or_else(|| format!("bad field in `{tok}`"))?;
+    let (rest, optional) = match rest.strip_suffix('?') {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let (kind_size, ctype) = match rest.split_once('/') {
+        Some((k, c)) => (k, Some(c)),
+        None => (rest, None),
+    };
+    let ctype = match ctype {
+        None => ConstType::B32,
+        Some("f16") => ConstType::F16,
+        Some("i16") => ConstType::I16,
+        Some("bf16") => ConstType::Bf16,
+        Some("f64") => ConstType::F64,
+        Some("b64") => ConstType::B64,
+        Some("pf16") => ConstType::Pf16,
+        Some("ic") => ConstType::Ic,
+        Some(c) => return Err(format!("bad constant type `{c}`")),
+    };
+    let (kind, size) = if role == Role::Imm {
+        let style = match kind_size {
+            "hex" => ImmStyle::Hex,
+            "dec" => ImmStyle::Dec,
+            "branch" => ImmStyle::Branch,
+            "opt" => ImmStyle::Opt,
+            "hwreg" => ImmStyle::Hwreg,
+            "sendmsg" => ImmStyle::Sendmsg,
+            "waitcnt" => ImmStyle::Waitcnt,
+            "delay" => ImmStyle::Delay,
+            "depctr" => ImmStyle::Depctr,
+            "gpridx" => ImmStyle::Gpridx,
+            "imm" => ImmStyle::Plain,
+            s => return Err(format!("bad immediate style `{s}`")),
+        };
+        (Kind::Imm(style), 0)
+    } else {
+        let split = kind_size.find(|c: char| c.is_ascii_digit()).unwrap_or(kind_size.len());
+        let (k, n) = kind_size.split_at(split);
+        let kind = match k {
+            "s" => Kind::S,
+            "v" => Kind::V,
+            "a" => Kind::A,
+            "av" => Kind::Av,
+            "ss" => Kind::Ss,
+            "vs" => Kind::Vs,
+            "vi" => Kind::Vi,
+            "avi" => Kind::Avi,
+            "l" => Kind::L,
+            "m" => Kind::M,
+            "k" => Kind::K,
+            _ => return Err(format!("bad kind in `{tok}`")),
+        };
+        let size = if n.is_empty() { 1 } else { n.parse().map_err(|_| format!("bad size in `{tok}`"))? };
+        (kind, size)
+    };
+    Ok(SlotInfo { role, field, kind, size, ctype, optional })
+}
+
+fn parse_flags(toks: &[&str]) -> Result<Flags, String> {
+    let mut f = Flags::default();
+    for tok in toks {
+        let (key, value) = match tok.split_once('=') {
+            Some((k, v)) => (k, Some(v.parse::<u16>().map_err(|_| format!("bad flag value `{tok}`"))?)),
+            None => (*tok, None),
+        };
+        let v = value.unwrap_or(0) as u8;
+        match key {
+            "e64" => f.e64 = true,
+            "sfx" => f.sfx = true,
+            "noe32" => f.noe32 = true,
+            "neg" => f.neg = v,
+            "abs" => f.abs = v,
+            "clamp" => f.clamp = true,
+            "omod" => f.omod = true,
+            "opsel" => f.opsel = v,
+            "opselhi" => f.opselhi = v,
+            "neglo" => f.neglo = v,
+            "neghi" => f.neghi = v,
+            "mai" => f.mai = v,
+            "dpp" => f.dpp = true,
+            "dpp8" => f.dpp8 = true,
+            "sdwa" => f.sdwa = true,
+            "e64dpp" => f.e64dpp = true,
+            "dppneg" => f.dppneg = v,
+            "dppabs" => f.dppabs = v,
+            "sdwaneg" => f.sdwaneg = true,
+            "sdwaclamp" => f.sdwaclamp = true,
+            "sdwaomod" => f.sdwaomod = true,
+            "sdwasgpr" => f.sdwasgpr = true,
+            "t16" => f.t16 = true,
+            "x" => f.x = true,
+            "ret" => f.ret = true,
+            "gds" => f.gds = true,
+            "gdsreq" => f.gdsreq = true,
+            "nooff" => f.nooff = true,
+            "even" => f.even = true,
+            "offset2" => f.offset2 = true,
+            "opselw" => f.opselw = v,
+            "wmma" => f.wmma = true,
+            "cpol" => f.cpol = true,
+            "lo128" => f.lo128 = value.map_or(0, u16::from),
+            _ => return Err(format!("unknown flag `{tok}`")),
+        }
+    }
+    Ok(f)
+}
+
+/// Parses a table. Every name must be an [`Opcode`]'s name in `family`.
+pub fn parse(family: Family, text: &str) -> Result<Table, TableError> {
+    let names: HashMap<&'static str, Opcode> = Opcode::ALL
+        .iter()
+        .filter(|op| !op.is_pseudo() && op.exists_in(family))
+        .map(|&op| (op.name(family), op))
+        .collect();
+    let mut ops = Vec::new();
+    let mut aliases = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let err = |what: String| TableError { family, line: n + 1, what };
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(alias) = line.strip_prefix("= ") {
+            let (alias, target) = alias.split_once(' ').ok_or_else(|| err(format!("bad alias `{line}`")))?;
+            aliases.push((alias.to_string(), target.to_string(), n + 1));
+            continue;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.len() < 4 {
+            return Err(err(format!("too few fields in `{line}`")));
+        }
+        let (&opcode, name) = names
+            .get_key_value(toks[0])
+            .map(|(k, v)| (v, *k))
+            .ok_or_else(|| err(format!("no Opcode named {}", toks[0])))?;
+        let enc = Enc::parse(toks[1]).ok_or_else(|| err(format!("bad encoding {}", toks[1])))?;
+        let number = u16::from_str_radix(toks[2].trim_start_matches("0x"), 16).map_err(|e| err(e.to_string()))?;
+        let mut slots = Vec::new();
+        let mut k = 3;
+        while k < toks.len() && (toks[k] == "-" || toks[k].contains(':')) {
+            if toks[k] != "-" {
+                slots.push(parse_slot(toks[k]).map_err(err)?);
+            }
+            k += 1;
+        }
+        let flags = parse_flags(&toks[k..]).map_err(err)?;
+        if opcode.format(family) != enc.format() {
+            return Err(err(format!("{name}: the table says {enc:?}, the Opcode says {:?}", opcode.format(family))));
+        }
+        ops.push(OpInfo { opcode, name, enc, number, slots, flags });
+    }
+    let mut by_opcode = HashMap::new();
+    let mut by_number = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        let dup = |what: &str| TableError { family, line: 0, what: format!("{} {what}", op.name) };
+        if by_opcode.insert(op.opcode, i).is_some() {
+            return Err(dup("appears twice"));
+        }
+        if by_number.insert((op.enc, op.number), i).is_some() {
+            return Err(dup("shares its opcode number"));
+        }
+    }
+    let mut by_name: HashMap<&'static str, usize> = ops.iter().enumerate().map(|(i, o)| (o.name, i)).collect();
+    for (alias, target, line) in aliases {
+        let &i = by_name.get(target.as_str()).ok_or(TableError {
+            family,
+            line,
+            what: format!("alias of unknown {target}"),
+        })?;
+        by_name.insert(Box::leak(alias.into_boxed_str()), i);
+    }
+    Ok(Table { family, ops, by_opcode, by_number, by_name })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_and_opcodes_name_the_same_operations() {
+        for family in [Family::Gfx11, Family::Gfx9] {
+            let t = table(family);
+            for &op in Opcode::ALL {
+                let expected = !op.is_pseudo() && op.exists_in(family);
+                assert_eq!(t.get(op).is_some(), expected, "{op:?} in {family:?}");
+            }
+            assert!(t.ops.len() > 900, "{family:?}: {} opcodes", t.ops.len());
+        }
+    }
+
+    #[test]
+    fn lines_parse_as_expected() {
+        let t = table(Family::Gfx11);
+        let add = t.get(Opcode::VAddF32).unwrap();
+        assert_eq!((add.enc, add.number), (Enc::Vop2, 3));
+        assert!(add.flags.e64 && add.flags.dpp && add.flags.clamp && add.flags.omod);
+        assert_eq!(add.flags.neg, 3);
+        let load = t.get(Opcode::GlobalLoadB32).unwrap();
+        assert_eq!(load.slots.last().map(|s| (s.field, s.optional)), Some((Field::Saddr, true)));
+        assert_eq!(t.at(Enc::Sopp, 0x30).map(|o| o.opcode), Some(Opcode::SEndpgm));
+    }
+}

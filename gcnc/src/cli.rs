@@ -244,7 +244,6 @@ pub struct CheckOpts {
 }
 
 /// `gcnc disasm`.
-#[allow(dead_code)] // read by the disassembler that a later issue adds
 #[derive(Debug, Args)]
 pub struct DisasmOpts {
     /// A code object (.o or .hsaco)
@@ -253,7 +252,6 @@ pub struct DisasmOpts {
 }
 
 /// `gcnc inspect`.
-#[allow(dead_code)] // read by the inspector that a later issue adds
 #[derive(Debug, Args)]
 pub struct InspectOpts {
     /// A code object (.o or .hsaco)
@@ -349,8 +347,8 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Compile(opts) => crate::compile_cmd::run(&opts),
         Command::Run(opts) => run(&opts),
         Command::Check(opts) => crate::check_cmd::run(&opts),
-        Command::Disasm(_) => not_implemented("`gcnc disasm`"),
-        Command::Inspect(_) => not_implemented("`gcnc inspect`"),
+        Command::Disasm(opts) => crate::disasm::run(&opts.file),
+        Command::Inspect(opts) => crate::inspect::run(&opts.file, opts.json),
         Command::Conformance(_) => not_implemented("`gcnc conformance`"),
     }
 }

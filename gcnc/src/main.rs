@@ -4,6 +4,8 @@
 mod check_cmd;
 mod cli;
 mod compile_cmd;
+mod disasm;
+mod inspect;
 mod run_emu;
 mod run_interp;
 mod source;

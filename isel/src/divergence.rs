@@ -22,8 +22,9 @@
 //!   split there meet again at the latest at the branch's immediate post-dominator `P`; every
 //!   block with several predecessors reachable from the branch before `P` (and `P` itself)
 //!   may be entered by different lanes along different edges, so its parameters are divergent.
-//!   This is coarser than LLVM's sync-dependence analysis (a join of two uniform branches
-//!   nested in one arm is marked too) but never misses a join.
+//!   A block that the divergent branch names twice (`brif c, b(x), b(y)`, repeated `switch`
+//!   targets) is such a join too. This is coarser than LLVM's sync-dependence analysis (a join
+//!   of two uniform branches nested in one arm is marked too) but never misses a join.
 //! - **Loops.** If the lanes that split at a divergent branch inside a loop can leave the loop
 //!   (the region before `P` reaches a block outside the loop), they leave it in different
 //!   iterations: every value defined in the loop and used outside it (by an instruction or as a
@@ -61,6 +62,8 @@ pub struct Divergence {
     values: SecondaryMap<Value, Uniformity>,
     /// Whether the terminator of each block is a divergent branch.
     branches: SecondaryMap<Block, bool>,
+    /// Whether lanes may leave each loop in different iterations.
+    loop_exits: SecondaryMap<Loop, bool>,
 }
 
 impl Divergence {
@@ -97,6 +100,12 @@ impl Divergence {
     pub fn is_branch_divergent(&self, block: Block) -> bool {
         self.branches[block]
     }
+
+    /// Whether the lanes of a wave may leave `lp` in different iterations (a divergent branch
+    /// inside it can lead out of it before its lanes meet again).
+    pub fn loop_exit_divergent(&self, lp: Loop) -> bool {
+        self.loop_exits[lp]
+    }
 }
 
 /// The state of one run of the analysis.
@@ -108,8 +117,6 @@ struct Analysis<'a> {
     users: SecondaryMap<Value, Vec<User>>,
     block_of: SecondaryMap<Inst, Option<Block>>,
     result: Divergence,
-    /// Loops already known to have a divergent exit.
-    divergent_exit: SecondaryMap<Loop, bool>,
     worklist: Vec<Value>,
 }
 
@@ -134,17 +141,7 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
-        Analysis {
-            func,
-            cfg,
-            postdom,
-            loops,
-            users,
-            block_of,
-            result: Divergence::default(),
-            divergent_exit: SecondaryMap::new(),
-            worklist: Vec::new(),
-        }
+        Analysis { func, cfg, postdom, loops, users, block_of, result: Divergence::default(), worklist: Vec::new() }
     }
 
     fn run(mut self) -> Divergence {
@@ -220,6 +217,16 @@ impl<'a> Analysis<'a> {
                 stack.extend_from_slice(self.cfg.succs(b));
             }
         }
+        // A target named twice by the branch itself (`brif c, b(x), b(y)`, a switch's repeated
+        // targets) is entered by different lanes along different edges too.
+        let calls = self.func.dfg.terminator(block).map_or(&[][..], |t| self.func.dfg.insts[t].block_calls());
+        for (i, call) in calls.iter().enumerate() {
+            if calls[..i].iter().any(|c| c.block == call.block) {
+                for k in 0..self.func.dfg.blocks[call.block].params.len() {
+                    self.mark(self.func.dfg.blocks[call.block].params[k]);
+                }
+            }
+        }
         for &b in &region {
             if self.cfg.preds(b).len() >= 2 {
                 for i in 0..self.func.dfg.blocks[b].params.len() {
@@ -229,8 +236,8 @@ impl<'a> Analysis<'a> {
         }
         let mut lp = self.loops.loop_of(block);
         while let Some(l) = lp {
-            if !self.divergent_exit[l] && region.iter().any(|&b| !self.loops.contains(l, b)) {
-                self.divergent_exit[l] = true;
+            if !self.result.loop_exits[l] && region.iter().any(|&b| !self.loops.contains(l, b)) {
+                self.result.loop_exits[l] = true;
                 self.mark_live_outs(l);
             }
             lp = self.loops.parent(l);
@@ -465,6 +472,59 @@ mod tests {
         assert!(case.branch("head"));
         assert!(!case.branch("latch"));
         assert_eq!(case.value("k1"), Uniform);
+    }
+
+    #[test]
+    fn a_block_named_twice_by_a_divergent_branch_has_divergent_parameters() {
+        let case = Case::new(
+            "kernel @k(i32) {
+            entry(%n: i32):
+                %lid = local_id.x
+                %one = iconst.i32 1
+                %two = iconst.i32 2
+                %d = icmp ult %lid, %n
+                brif %d, join(%one), join(%two)
+            join(%x: i32):
+                %u = icmp ult %n, %one
+                brif %u, last(%one), last(%two)
+            last(%y: i32):
+                ret
+            }",
+        );
+        assert_eq!(case.value("x"), Divergent, "each lane takes its own edge");
+        assert_eq!(case.value("y"), Uniform, "a uniform branch picks one edge for all lanes");
+    }
+
+    #[test]
+    fn loops_left_in_different_iterations_are_known() {
+        let func = |src: &str| {
+            let module = parse_module(src).unwrap();
+            let f = module.functions.values().next().unwrap().clone();
+            let cfg = ControlFlowGraph::new(&f);
+            let domtree = DominatorTree::new(&f, &cfg);
+            let loops = LoopAnalysis::new(&f, &cfg, &domtree);
+            let div = Divergence::of_function(&f);
+            loops.loops().map(|l| div.loop_exit_divergent(l)).collect::<Vec<_>>()
+        };
+        let counted = |bound: &str| {
+            format!(
+                "kernel @k(i32) {{
+                entry(%n: i32):
+                    %lid = local_id.x
+                    %zero = iconst.i32 0
+                    %one = iconst.i32 1
+                    jump head(%zero)
+                head(%k: i32):
+                    %k1 = add %k, %one
+                    %more = icmp ult %k1, {bound}
+                    brif %more, head(%k1), done
+                done:
+                    ret
+                }}"
+            )
+        };
+        assert_eq!(func(&counted("%lid")), [true]);
+        assert_eq!(func(&counted("%n")), [false]);
     }
 
     #[test]

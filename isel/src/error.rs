@@ -51,7 +51,7 @@ pub enum IselError {
         /// What exactly is missing.
         what: String,
     },
-    /// A control-flow construct that selection does not handle yet.
+    /// Control flow that selection does not handle (yet).
     #[error("in @{func}, at {block}: {what} is not supported yet")]
     ControlFlow {
         /// The function's name.

@@ -98,7 +98,8 @@ pub(crate) fn implicit(op: Opcode) -> (&'static [Implicit], &'static [Implicit])
     match op {
         SAndSaveexecB32 | SAndSaveexecB64 | SOrSaveexecB32 | SOrSaveexecB64 => (&[Exec, Scc], &[Exec]),
         SAddcU32 | SSubbU32 => (&[Scc], &[Scc]),
-        SCselectB32 | SCselectB64 => (&[], &[Scc]),
+        SCselectB32 | SCselectB64 | SCbranchScc0 | SCbranchScc1 => (&[], &[Scc]),
+        SCbranchExecz | SCbranchExecnz => (&[], &[Exec]),
         SAddU32 | SAddI32 | SSubU32 | SSubI32 | SMinU32 | SMaxU32 | SAndB32 | SAndB64 | SOrB32 | SOrB64 | SXorB32
         | SXorB64 | SAndn2B32 | SAndn2B64 | SLshlB32 | SLshlB64 | SLshrB32 | SAshrI32 | SNotB32 | SCmpEqU32
         | SCmpLgU32 | SCmpLtU32 | SCmpLeU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtI32 | SCmpLeI32 | SCmpGtI32 | SCmpGeI32
@@ -107,7 +108,7 @@ pub(crate) fn implicit(op: Opcode) -> (&'static [Implicit], &'static [Implicit])
     }
 }
 
-/// Removes the implicit results and operands (SCC, EXEC; see [`implicit`]) from every
+/// Removes the implicit results and operands (SCC, EXEC; see `implicit`) from every
 /// instruction of `func`, leaving those of the assembly syntax: what `isa`'s encoder takes,
 /// once register allocation no longer needs them.
 pub fn strip_implicit(func: &mut isa::mir::Function) {

@@ -8,7 +8,8 @@
 //!   vector instructions only appear inside a logical part.
 //! - **SSA.** Every temporary is defined once, with one register class everywhere, and before
 //!   each use in the linear block order; a phi has one operand per predecessor of its CFG
-//!   (logical for `p_phi`, linear for `p_linear_phi`), of its own class, and phis come first.
+//!   (logical for `p_phi`, linear for `p_linear_phi`), of its own class (VGPRs for `p_phi`:
+//!   lane masks are merged per lane by selection, never by a logical phi), and phis come first.
 //! - **Register classes and operand kinds.** Each opcode's results and operands have the file
 //!   and size it needs: SMEM and SALU results are SGPRs, VALU sources are VGPRs, SGPRs or
 //!   constants, lane masks (compare results, carries, saved EXEC) are sized by the wave, SCC is
@@ -407,9 +408,9 @@ impl Verifier<'_> {
                     return;
                 }
                 let rc = inst.defs[0].rc;
-                if inst.opcode == Opcode::PPhi && rc.is_sgpr() && rc != self.lane_mask
-                    || inst.opcode == Opcode::PLinearPhi && !rc.linear
-                {
+                // A lane mask merged per lane is an accumulation, not a phi: a `p_phi` of SGPRs
+                // would be copied whole from whichever predecessor ran last.
+                if inst.opcode == Opcode::PPhi && rc.is_sgpr() || inst.opcode == Opcode::PLinearPhi && !rc.linear {
                     self.error(b, Some(k), format!("a {} of class {rc}", inst.opcode.name(self.func.family)));
                 }
                 if inst.ops.iter().any(|op| op.rc() != Some(rc)) {

@@ -105,6 +105,9 @@ fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Resu
         Type::Ptr(_) if ty.bits() == 32 => {}
         _ => return Err(ctx.unsupported(format!("{op} on {ty}"))),
     }
+    if matches!(op, BinaryOp::Udiv | BinaryOp::Urem) && ty == Type::I32 {
+        return divide(ctx, op == BinaryOp::Urem, a, b, r);
+    }
     // A multiply by a power of two is a shift.
     let (op, x, y) = match (op, log2_const(ctx, b), log2_const(ctx, a)) {
         (BinaryOp::Mul, Some(k), _) => (BinaryOp::Shl, ctx.operand(a)?, Operand::constant(k)),
@@ -118,6 +121,126 @@ fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Resu
         (_, _, Some(opcode)) => Ok(vector(ctx, opcode, &if reversed { [y, x] } else { [x, y] }, r)),
         _ => Err(ctx.unsupported(format!("{op} on {ty} (no opcode in the table yet)"))),
     }
+}
+
+/// An unsigned 32-bit division or remainder. By a constant: a shift or mask for a power of
+/// two, else a multiply by the divisor's magic number (Hacker's Delight, section 10-8). By a
+/// variable, as LLVM expands it for AMDGPU: an estimate of 2^32 / y from the f32 reciprocal,
+/// one Newton-Raphson step, the quotient's estimate and two corrections. As the reference
+/// interpreter defines them, `x / 0` is all ones and `x % 0` is `x` (which the expansion gives).
+/// The quotient is computed by the VALU (the SALU has no high multiply) and read back when
+/// uniform.
+fn divide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    let x = ctx.operand(a)?;
+    if let Val::Const(d) = ctx.vals[b] {
+        let d = d as u32;
+        match d {
+            0 if rem => return ctx.val(a),
+            0 => return Ok(Val::Const(u32::MAX as u64)),
+            _ if d.is_power_of_two() => {
+                let (vop, sop, k) = if rem {
+                    (VAndB32, SAndB32, Operand::constant(d - 1))
+                } else {
+                    (VLshrrevB32, SLshrB32, Operand::constant(d.trailing_zeros()))
+                };
+                return Ok(if ctx.div.is_divergent(r) {
+                    vector(ctx, vop, &[k, x], r)
+                } else {
+                    Val::Temp(scalar(ctx, sop, &[x, k], true))
+                });
+            }
+            _ => {}
+        }
+        let (magic, add, shift) = magic_u32(d);
+        let hi = v32(ctx, VMulHiU32, &[x, Operand::constant(magic)]);
+        let q = if add {
+            let diff = v32(ctx, VSubNcU32, &[x, hi]);
+            let half = v32(ctx, VLshrrevB32, &[Operand::constant(1), diff]);
+            let sum = v32(ctx, VAddNcU32, &[half, hi]);
+            v32(ctx, VLshrrevB32, &[Operand::constant(shift - 1), sum])
+        } else if shift > 0 {
+            v32(ctx, VLshrrevB32, &[Operand::constant(shift), hi])
+        } else {
+            hi
+        };
+        if !rem {
+            return Ok(vector(ctx, VMovB32, &[q], r));
+        }
+        let qd = v32(ctx, VMulLoU32, &[q, Operand::constant(d)]);
+        return Ok(vector(ctx, VSubNcU32, &[x, qd], r));
+    }
+    let y = ctx.operand(b)?;
+    let fy = v32(ctx, VCvtF32U32, &[y]);
+    let rcp = v32(ctx, VRcpF32, &[fy]);
+    // 4294966784.0: just below 2^32, so the estimate never exceeds 2^32 / y.
+    let scaled = v32(ctx, VMulF32, &[Operand::constant(0x4f7f_fffe), rcp]);
+    let z0 = v32(ctx, VCvtU32F32, &[scaled]);
+    let neg_y = v32(ctx, VSubNcU32, &[Operand::constant(0), y]);
+    let err = v32(ctx, VMulLoU32, &[neg_y, z0]);
+    let fix = v32(ctx, VMulHiU32, &[z0, err]);
+    let z = v32(ctx, VAddNcU32, &[z0, fix]);
+    let mut q = v32(ctx, VMulHiU32, &[x, z]);
+    let qy = v32(ctx, VMulLoU32, &[q, y]);
+    let mut rest = v32(ctx, VSubNcU32, &[x, qy]);
+    for _ in 0..2 {
+        let m = ctx.temp(ctx.lm());
+        ctx.valu(VCmpGeU32, &[Def::temp(m)], &[rest, y]);
+        if !rem {
+            let q1 = v32(ctx, VAddNcU32, &[Operand::constant(1), q]);
+            q = v32(ctx, VCndmaskB32, &[q, q1, Operand::temp(m)]);
+        }
+        let r1 = v32(ctx, VSubNcU32, &[rest, y]);
+        rest = v32(ctx, VCndmaskB32, &[rest, r1, Operand::temp(m)]);
+    }
+    if rem {
+        return Ok(vector(ctx, VMovB32, &[rest], r));
+    }
+    let zero = ctx.temp(ctx.lm());
+    ctx.valu(VCmpEqU32, &[Def::temp(zero)], &[Operand::constant(0), y]);
+    Ok(vector(ctx, VCndmaskB32, &[q, Operand::constant(u32::MAX), Operand::temp(zero)], r))
+}
+
+/// A 32-bit VALU result as an operand.
+fn v32(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand]) -> Operand {
+    let v = ctx.temp(RegClass::V1);
+    ctx.valu(opcode, &[Def::temp(v)], ops);
+    Operand::temp(v)
+}
+
+/// The magic number, whether the add-and-halve fixup is needed, and the shift, of unsigned
+/// 32-bit division by `d` (not 0 or a power of two): Hacker's Delight, 2nd edition, figure
+/// 10-2 (`magicu2`).
+pub(super) fn magic_u32(d: u32) -> (u32, bool, u32) {
+    let mut add = false;
+    let nc = u32::MAX - d.wrapping_neg() % d;
+    let mut p = 31u32;
+    let (mut q1, mut q2) = (0x8000_0000u32 / nc, 0x7fff_ffffu32 / d);
+    let (mut r1, mut r2) = (0x8000_0000u32 - q1 * nc, 0x7fff_ffffu32 - q2 * d);
+    loop {
+        p += 1;
+        if r1 >= nc - r1 {
+            q1 = q1.wrapping_mul(2).wrapping_add(1);
+            r1 = r1.wrapping_mul(2).wrapping_sub(nc);
+        } else {
+            q1 = q1.wrapping_mul(2);
+            r1 = r1.wrapping_mul(2);
+        }
+        if r2 + 1 >= d - r2 {
+            add |= q2 >= 0x7fff_ffff;
+            q2 = q2.wrapping_mul(2).wrapping_add(1);
+            r2 = r2.wrapping_mul(2).wrapping_add(1).wrapping_sub(d);
+        } else {
+            add |= q2 >= 0x8000_0000;
+            q2 = q2.wrapping_mul(2);
+            r2 = r2.wrapping_mul(2).wrapping_add(1);
+        }
+        let delta = d - 1 - r2;
+        if !(p < 64 && (q1 < delta || (q1 == delta && r1 == 0))) {
+            break;
+        }
+    }
+    (q2.wrapping_add(1), add, p - 32)
 }
 
 /// `and`/`or`/`xor` of booleans: of lane masks when divergent, of 0/1 SGPRs when uniform.
@@ -427,4 +550,39 @@ fn ptradd(ctx: &mut Ctx<'_>, p: Value, offset: Value, r: Value) -> Result<Val, I
     };
     let x = ctx.halves(p)?;
     Ok(Val::Temp(add64(ctx, x, y, false, divergent)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::magic_u32;
+
+    /// The quotient by the magic number, as `divide` computes it.
+    fn by_magic(x: u32, d: u32) -> u32 {
+        let (m, add, s) = magic_u32(d);
+        let hi = ((x as u64 * m as u64) >> 32) as u32;
+        if add {
+            (((x - hi) >> 1) + hi) >> (s - 1)
+        } else {
+            hi >> s
+        }
+    }
+
+    #[test]
+    fn magic_numbers_divide_exactly() {
+        assert_eq!(magic_u32(3), (0xaaaa_aaab, false, 1));
+        assert_eq!(magic_u32(7), (0x2492_4925, true, 3));
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u32
+        };
+        let divisors = (3..3000u32).chain([641, 65_535, 65_537, 0x7fff_ffff, 0x8000_0001, u32::MAX - 1, u32::MAX]);
+        for d in divisors.filter(|d| !d.is_power_of_two()) {
+            for x in [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1, next(), next(), next(), next()] {
+                assert_eq!(by_magic(x, d), x / d, "{x} / {d}");
+            }
+        }
+    }
 }

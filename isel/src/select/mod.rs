@@ -3,18 +3,20 @@
 //! helpers every topic shares (temporaries, operands, vectors, and the VALU and SALU builders
 //! that legalize operands); [`inputs`] the kernel's inputs (`p_startpgm`, kernarg loads, the
 //! geometry values); [`alu`] arithmetic, compares, conversions and pointer arithmetic;
-//! [`memory`] loads and stores; [`control`] the block structure, phis and branches, with the
-//! exec-mask sequences of [`crate::exec_mask`].
+//! [`memory`] loads and stores; [`control`] the block structure, phis, branches and switches,
+//! and [`loops`] the loops, both with the exec-mask sequences of [`crate::exec_mask`];
+//! [`cleanup`] drops the phis and instructions that turned out unneeded.
 //!
 //! ```text
 //!  Module, FuncId, Target
-//!     │ divergence (crate::divergence)      every value uniform or divergent
+//!     │ divergence, reconverge              every value uniform or divergent; every join
 //!     ▼ inputs::prologue                    KernelInputs ─► descriptor ─► InitialState: p_startpgm
 //!     │                                     KernargLayout: s_load of the arguments used
 //!     ▼ control::function_body              blocks in linear order, both CFGs, phis,
 //!     │   ├─ alu / memory                   uniform → SALU/SMEM into SGPRs, divergent → VALU/VMEM
-//!     │   └─ exec_mask                      saveexec / invert / restore around divergent ifs
-//!     ▼
+//!     │   ├─ loops                          header, latch, exit; breaks and continues
+//!     │   └─ exec_mask                      saveexec / invert / restore, masks of escaping lanes
+//!     ▼ cleanup                             trivial phis, dead code
 //!  Selected { mir, inputs, explicit_args, kernarg, lds_bytes }
 //! ```
 //!
@@ -29,24 +31,29 @@
 //! order; `off` for a global access is the absent `saddr`), followed by the implicit ones the
 //! register allocator must see, each fixed to its register: SCC written by SALU operations
 //! (a temporary when it is read, as a compare's or a carry's, else a plain `scc` result), SCC
-//! read by `s_cselect`/`s_addc`, and EXEC of `s_and_saveexec` (see [`crate::hw::implicit`]).
-//! Carries and the lane masks of `_e32` encodings are explicit, fixed to VCC.
-//! [`crate::strip_implicit`] gives the encoder's form.
+//! read by `s_cselect`/`s_addc`, and EXEC of `s_and_saveexec` and `s_cbranch_execnz` (see
+//! [`crate::hw::implicit`]). Carries and the lane masks of `_e32` encodings are explicit, fixed
+//! to VCC. [`crate::strip_implicit`] gives the encoder's form.
 
 mod alu;
+mod cleanup;
 mod control;
 mod inputs;
+mod loops;
 mod memory;
 
 use crate::divergence::Divergence;
 use crate::error::IselError;
+use crate::exec_mask::Masks;
 use crate::hw;
+use crate::reconverge::Joins;
+use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::{DominatorTree, PostDominatorTree};
-use frontend_ir::loops::{check_reducible, LoopAnalysis};
+use frontend_ir::loops::{check_reducible, Loop, LoopAnalysis};
 use frontend_ir::write::inst_to_string;
-use frontend_ir::{Block, FuncId, Function, Inst, InstData, Module, Type, Value};
+use frontend_ir::{Block, FuncId, Function, Inst, InstData, Module, Type, Value, ValueDef};
 use isa::mir::{self, BlockKind, Def, Operand, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
 use isa::processor::Target;
@@ -92,6 +99,8 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     let postdom = PostDominatorTree::new(func, &cfg);
     let loops = LoopAnalysis::new(func, &cfg, &domtree);
     let div = Divergence::compute(func, &cfg, &postdom, &loops);
+    let joins = Joins::new(&cfg, &domtree, &loops);
+    let budget = 16 * func.layout.len() as u32 + 256;
     let mut ctx = Ctx {
         module,
         func,
@@ -99,22 +108,36 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
         family,
         wave: target.wave_size,
         div,
-        cfg,
         domtree,
-        postdom,
+        loops,
+        joins,
         mir: mir::Function::new(func.name.clone(), family, target.wave_size),
         vals: SecondaryMap::new(),
         cur: 0,
-        emitted: SecondaryMap::new(),
+        masks: Masks::default(),
         divergent_depth: 0,
+        frames: Vec::new(),
+        ir_block: None,
+        budget,
         splits: HashMap::new(),
         cur_inst: None,
         specials: Vec::new(),
+        mask_uses: None,
     };
     let (inputs, explicit_args, kernarg) = inputs::prologue(&mut ctx)?;
     control::function_body(&mut ctx)?;
+    let mut mir = ctx.mir;
+    cleanup::run(&mut mir);
     let lds_bytes = inputs::lds_bytes(func);
-    Ok(Selected { mir: ctx.mir, inputs, explicit_args, kernarg, lds_bytes })
+    Ok(Selected { mir, inputs, explicit_args, kernarg, lds_bytes })
+}
+
+/// Where a divergent boolean is defined (for an instruction result) and the blocks whose
+/// instructions read it.
+#[derive(Clone, Debug, Default)]
+struct MaskUses {
+    def: PackedOption<Block>,
+    blocks: SmallVec<[Block; 2]>,
 }
 
 /// What an IR value is in MIR.
@@ -144,17 +167,29 @@ pub(crate) struct Ctx<'a> {
     pub family: Family,
     pub wave: u32,
     pub div: Divergence,
-    pub cfg: ControlFlowGraph,
     pub domtree: DominatorTree,
-    pub postdom: PostDominatorTree,
+    pub loops: LoopAnalysis,
+    /// Where the lanes of each branch meet again.
+    pub joins: Joins,
     pub mir: mir::Function,
     pub vals: SecondaryMap<Value, Val>,
     /// The MIR block being filled.
     pub cur: u32,
-    /// IR blocks already selected (each is selected once).
-    pub emitted: SecondaryMap<Block, bool>,
-    /// How many divergent ifs enclose the code being selected.
+    /// The divergent ifs and loops being selected and the lane masks they carry.
+    pub masks: Masks,
+    /// How many divergent ifs and loops (whose lanes may leave in different iterations)
+    /// enclose the code being selected, a join-less if's else arm included.
     pub divergent_depth: u32,
+    /// The loops being selected, innermost last.
+    frames: Vec<loops::LoopFrame>,
+    /// The IR block being selected.
+    pub ir_block: Option<Block>,
+    /// How many more IR blocks may be selected (blocks reached along several paths are
+    /// selected once on each; this bounds the copies).
+    budget: u32,
+    /// Where the divergent booleans are defined and read, once a loop needs it (see
+    /// [`Ctx::live_out_masks`]).
+    mask_uses: Option<SecondaryMap<Value, MaskUses>>,
     /// The dwords of a temporary, split in a block: reused there instead of splitting again.
     splits: HashMap<(Temp, u32), SmallVec<[Temp; 4]>>,
     /// The IR instruction being selected, for error messages.
@@ -179,13 +214,70 @@ impl Ctx<'_> {
 
     // ---- Blocks, instructions, temporaries ----
 
-    /// A new empty MIR block after the others, uniform when no divergent if encloses it.
+    /// A new empty MIR block after the others, uniform when no divergent if, and no loop whose
+    /// lanes may leave in different iterations, encloses it.
     pub fn new_block(&mut self) -> u32 {
         self.mir.blocks.push(mir::Block {
             kind: BlockKind { loop_header: false, uniform: self.divergent_depth == 0 },
+            loop_depth: self.masks.loop_depth(),
             ..mir::Block::default()
         });
         (self.mir.blocks.len() - 1) as u32
+    }
+
+    /// Counts one more IR block selected; too many copies is an error naming `block`.
+    pub fn spend(&mut self, block: Block) -> Result<(), IselError> {
+        match self.budget.checked_sub(1) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.control_flow(block, "control flow whose paths meet too late to select each once")),
+        }
+    }
+
+    /// The divergent booleans defined in `lp` and read by an instruction outside it.
+    pub fn live_out_masks(&mut self, lp: Loop) -> Vec<Value> {
+        let func = self.func;
+        let div = &self.div;
+        let uses = self.mask_uses.get_or_insert_with(|| {
+            // Where each divergent boolean is defined and read, found once.
+            let mut uses: SecondaryMap<Value, MaskUses> = SecondaryMap::new();
+            for (b, inst) in func.insts_in_layout() {
+                if let Some(r) = func.dfg.inst_result(inst) {
+                    uses[r].def = b.into();
+                }
+                for &v in func.dfg.insts[inst].args() {
+                    if div.is_divergent(v) && func.dfg.value_type(v) == Type::I1 && !uses[v].blocks.contains(&b) {
+                        uses[v].blocks.push(b);
+                    }
+                }
+            }
+            uses
+        });
+        let mut found = Vec::new();
+        for &b in self.loops.blocks(lp) {
+            let data = &func.dfg.blocks[b];
+            let defs = data.params.iter().copied().chain(data.insts.iter().filter_map(|&i| func.dfg.inst_result(i)));
+            for v in defs {
+                if uses[v].blocks.iter().any(|&u| !self.loops.contains(lp, u)) {
+                    found.push(v);
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether `v` is defined in a block that dominates the IR block being selected.
+    pub fn defined_before(&self, v: Value) -> bool {
+        let def = match self.func.dfg.values[v].def {
+            ValueDef::Param(d, _) => Some(d),
+            _ => self.mask_uses.as_ref().and_then(|m| m[v].def.expand()),
+        };
+        match (def, self.ir_block) {
+            (Some(d), Some(b)) => self.domtree.dominates(d, b),
+            _ => false,
+        }
     }
 
     /// Appends `inst` to the current block.
@@ -349,11 +441,17 @@ impl Ctx<'_> {
 
     /// A uniform boolean as SCC: the compare emitted here, or `b != 0` for one in an SGPR.
     pub fn scc_of(&mut self, v: Value) -> Result<Temp, IselError> {
-        let (op, args) = match self.val(v)? {
+        let val = self.val(v)?;
+        self.scc_of_val(val)
+    }
+
+    /// A uniform boolean value as SCC (see [`Ctx::scc_of`]).
+    pub fn scc_of_val(&mut self, val: Val) -> Result<Temp, IselError> {
+        let (op, args) = match val {
             Val::Cmp { op, args } => (op, args),
             Val::Temp(t) if t.rc == RegClass::S1 => (Opcode::SCmpLgU32, [Operand::temp(t), Operand::constant(0)]),
             Val::Const(c) => (Opcode::SCmpLgU32, [Operand::constant(c as u32), Operand::constant(0)]),
-            _ => return Err(self.unsupported(format!("{v} as a scalar condition"))),
+            _ => return Err(self.unsupported(format!("{val:?} as a scalar condition"))),
         };
         let scc = self.temp(RegClass::S1);
         self.salu(op, &[Def::fixed(scc, PhysReg::SCC)], &args);
@@ -382,8 +480,22 @@ impl Ctx<'_> {
                 return Ok(t);
             }
         }
-        let scc = self.scc_of(v)?;
-        let (opcode, m) = if self.wave == 64 {
+        let val = self.val(v)?;
+        self.mask_of_val(val)
+    }
+
+    /// A uniform boolean value as a lane mask of all lanes or none.
+    pub fn mask_of_val(&mut self, val: Val) -> Result<Temp, IselError> {
+        let wide = self.wave == 64;
+        if let Val::Const(c) = val {
+            let m = self.temp(self.lm());
+            let mov = if wide { Opcode::SMovB64 } else { Opcode::SMovB32 };
+            let bits = if c != 0 { u32::MAX } else { 0 };
+            self.emit(mir::Inst::new(mov, &[Def::temp(m)], &[Operand::constant(bits)]));
+            return Ok(m);
+        }
+        let scc = self.scc_of_val(val)?;
+        let (opcode, m) = if wide {
             (Opcode::SCselectB64, self.temp(RegClass::S2))
         } else {
             (Opcode::SCselectB32, self.temp(RegClass::S1))

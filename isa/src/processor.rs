@@ -1,9 +1,12 @@
 //! The processor table: the one home of every per-processor fact (generation, ELF machine
-//! value, target features, wave sizes, register files, flat-scratch kind, work-item ID packing),
-//! and target IDs (`gfx942:sramecc+:xnack-`) parsed and printed as AMDGPUUsage defines them.
+//! value, target features, wave sizes, register files, flat-scratch kind, work-item ID packing,
+//! kernarg preload, instruction cache, what makes a generic processor), specific and generic
+//! processors alike, and target IDs (`gfx942:sramecc+:xnack-`, `gfx9-4-generic:xnack-`) parsed
+//! and printed as AMDGPUUsage defines them.
 //!
 //! Facts come from AMDGPUUsage (shared/seeds/AMDGPUUsage-new.txt: processor table at line 94,
-//! EF_AMDGPU_MACH values at 1826, target features at 614, target ID syntax at 666).
+//! generic processors at 488, EF_AMDGPU_MACH values at 1826, target features at 614, target ID
+//! syntax at 666); the few it lacks from LLVM 19, checked against clang-19, as each column says.
 
 use core::fmt;
 use thiserror::Error;
@@ -11,13 +14,14 @@ use thiserror::Error;
 /// An instruction-set generation: what decides encodings and most per-generation rules.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Generation {
-    /// GFX9: Vega (gfx900, gfx906) and CDNA (gfx908, gfx90a, gfx942).
+    /// GFX9: Vega (gfx900, gfx906, gfx9-generic) and CDNA (gfx908, gfx90a, gfx942,
+    /// gfx9-4-generic).
     Gfx9,
-    /// GFX10: RDNA1 and RDNA2 (gfx1030).
+    /// GFX10: RDNA1 (gfx10-1-generic) and RDNA2 (gfx1030, gfx10-3-generic).
     Gfx10,
-    /// GFX11: RDNA3 (gfx1100).
+    /// GFX11: RDNA3 (gfx1100, gfx11-generic).
     Gfx11,
-    /// GFX12: RDNA4 (gfx1200).
+    /// GFX12: RDNA4 (gfx1200, gfx12-generic).
     Gfx12,
 }
 
@@ -52,7 +56,7 @@ impl Feature {
 /// One processor's facts.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Processor {
-    /// The canonical name, e.g. `gfx1100`.
+    /// The canonical name, e.g. `gfx1100` or `gfx11-generic`.
     pub name: &'static str,
     /// The generation.
     pub generation: Generation,
@@ -64,7 +68,7 @@ pub struct Processor {
     pub wave32: bool,
     /// Whether `-mcumode` means anything (GFX10+ WGP processors).
     pub cumode: bool,
-    /// Whether `-mtgsplit` means anything (gfx90a, gfx942).
+    /// Whether `-mtgsplit` means anything (gfx90a, gfx942, gfx9-4-generic).
     pub tgsplit: bool,
     /// Addressable SGPRs per wave, VCC excluded.
     pub sgprs: u16,
@@ -72,149 +76,277 @@ pub struct Processor {
     pub vgprs: u16,
     /// Accumulation VGPRs per wave (0 when the processor has none).
     pub agprs: u16,
-    /// Whether ArchVGPRs and AGPRs share one file split by ACCUM_OFFSET (gfx90a, gfx942).
+    /// Whether ArchVGPRs and AGPRs share one file split by ACCUM_OFFSET (gfx90a, gfx942,
+    /// gfx9-4-generic).
     pub unified_vgpr_file: bool,
     /// How scratch is reached.
     pub flat_scratch: FlatScratch,
     /// Whether the work-item IDs arrive packed in v0 (X 9:0, Y 19:10, Z 29:20).
     pub packed_workitem_ids: bool,
-    /// Whether 64-bit VGPR tuples must start at an even register (gfx90a, gfx942).
+    /// Whether 64-bit VGPR tuples must start at an even register (gfx90a, gfx942,
+    /// gfx9-4-generic).
     pub aligned_vgpr_tuples: bool,
+    /// Whether kernel arguments can be preloaded into user SGPRs (the "kernarg preload"
+    /// feature of NEW:94 and NEW:488: gfx90a, gfx942, gfx9-4-generic; LLVM's
+    /// `FeatureKernargPreload`, whose `.amdhsa_user_sgpr_kernarg_preload_*` directives
+    /// `clang -S` writes only there).
+    pub kernarg_preload: bool,
+    /// Whether the processor has the instructions gfx90a added to GFX9 (LLVM's
+    /// `FeatureGFX90AInsts`, not in the seeds: gfx90a, gfx942, gfx9-4-generic). LLVM pads the
+    /// end of the code for instruction prefetch on these and on GFX10+.
+    pub gfx90a_insts: bool,
+    /// The instruction cache line in bytes: 64 through GFX10, 128 from GFX11 (not in the
+    /// seeds; LLVM's `EmitCodeEnd`, checked against the prefetch padding of clang-19's
+    /// objects for every processor of the table).
+    pub icache_line_bytes: u32,
+    /// Whether the processor has the user-SGPR initialisation bug of gfx1100 and gfx1102
+    /// (LLVM's `FeatureUserSGPRInit16Bug`; not in the seeds), and so gfx11-generic, whose code
+    /// runs there: in wave32, a compute kernel must have at least 16 user plus system SGPRs
+    /// enabled, so clang-19 pads USER_SGPR_COUNT with unused user SGPRs (15 with only the
+    /// kernarg pointer and workgroup ID X). Wave64 is not affected, nor are gfx1101, gfx1103,
+    /// gfx115x and GFX12.
+    pub user_sgpr_init16_bug: bool,
+    /// For a generic processor (NEW:488, V6 code objects only), the processors its code runs
+    /// on and the version its code objects carry; None for a specific processor.
+    pub generic: Option<GenericInfo>,
 }
 
-const GFX9_FEATURES: &[Feature] = &[Feature::Xnack];
-const GFX9_ECC_FEATURES: &[Feature] = &[Feature::Sramecc, Feature::Xnack];
+/// What makes a processor generic (NEW:488-580): one code object runs on every processor it
+/// lists. Its other facts are those the generic processor table gives, and for the rest those
+/// of the first processor it supports.
+#[derive(Debug, PartialEq, Eq)]
+pub struct GenericInfo {
+    /// `EF_AMDGPU_GENERIC_VERSION` of the code gcnc writes for it (NEW:570, 1 to 255): what
+    /// LLVM 19 writes, 1 for every generic processor it knows (checked against clang-19);
+    /// gfx9-4-generic, newer than LLVM 19, starts at 1 like the others.
+    pub version: u8,
+    /// The processors the code runs on ("Supported Processors" of NEW:488), by name: most are
+    /// not rows of [`PROCESSORS`].
+    pub supported: &'static [&'static str],
+}
 
-/// Every processor gcnc knows, in the order of the AMDGPUUsage table.
+const XNACK: &[Feature] = &[Feature::Xnack];
+const SRAMECC_XNACK: &[Feature] = &[Feature::Sramecc, Feature::Xnack];
+
+const GFX900: Processor = Processor {
+    name: "gfx900",
+    generation: Generation::Gfx9,
+    mach: 0x02c,
+    features: XNACK,
+    wave32: false,
+    cumode: false,
+    tgsplit: false,
+    sgprs: 102,
+    vgprs: 256,
+    agprs: 0,
+    unified_vgpr_file: false,
+    flat_scratch: FlatScratch::Absolute,
+    packed_workitem_ids: false,
+    aligned_vgpr_tuples: false,
+    kernarg_preload: false,
+    gfx90a_insts: false,
+    icache_line_bytes: 64,
+    user_sgpr_init16_bug: false,
+    generic: None,
+};
+
+const GFX906: Processor = Processor {
+    name: "gfx906",
+    generation: Generation::Gfx9,
+    mach: 0x02f,
+    features: SRAMECC_XNACK,
+    wave32: false,
+    cumode: false,
+    tgsplit: false,
+    sgprs: 102,
+    vgprs: 256,
+    agprs: 0,
+    unified_vgpr_file: false,
+    flat_scratch: FlatScratch::Absolute,
+    packed_workitem_ids: false,
+    aligned_vgpr_tuples: false,
+    kernarg_preload: false,
+    gfx90a_insts: false,
+    icache_line_bytes: 64,
+    user_sgpr_init16_bug: false,
+    generic: None,
+};
+
+const GFX908: Processor = Processor {
+    name: "gfx908",
+    generation: Generation::Gfx9,
+    mach: 0x030,
+    features: SRAMECC_XNACK,
+    wave32: false,
+    cumode: false,
+    tgsplit: false,
+    sgprs: 102,
+    vgprs: 256,
+    agprs: 256,
+    unified_vgpr_file: false,
+    flat_scratch: FlatScratch::Absolute,
+    packed_workitem_ids: false,
+    aligned_vgpr_tuples: false,
+    kernarg_preload: false,
+    gfx90a_insts: false,
+    icache_line_bytes: 64,
+    user_sgpr_init16_bug: false,
+    generic: None,
+};
+
+const GFX90A: Processor = Processor {
+    name: "gfx90a",
+    generation: Generation::Gfx9,
+    mach: 0x03f,
+    features: SRAMECC_XNACK,
+    wave32: false,
+    cumode: false,
+    tgsplit: true,
+    sgprs: 102,
+    vgprs: 256,
+    agprs: 256,
+    unified_vgpr_file: true,
+    flat_scratch: FlatScratch::Absolute,
+    packed_workitem_ids: true,
+    aligned_vgpr_tuples: true,
+    kernarg_preload: true,
+    gfx90a_insts: true,
+    icache_line_bytes: 64,
+    user_sgpr_init16_bug: false,
+    generic: None,
+};
+
+const GFX942: Processor = Processor {
+    name: "gfx942",
+    generation: Generation::Gfx9,
+    mach: 0x04c,
+    features: SRAMECC_XNACK,
+    wave32: false,
+    cumode: false,
+    tgsplit: true,
+    sgprs: 102,
+    vgprs: 256,
+    agprs: 256,
+    unified_vgpr_file: true,
+    flat_scratch: FlatScratch::Architected,
+    packed_workitem_ids: true,
+    aligned_vgpr_tuples: true,
+    kernarg_preload: true,
+    gfx90a_insts: true,
+    icache_line_bytes: 64,
+    user_sgpr_init16_bug: false,
+    generic: None,
+};
+
+const GFX1030: Processor = Processor {
+    name: "gfx1030",
+    generation: Generation::Gfx10,
+    mach: 0x036,
+    features: &[],
+    wave32: true,
+    cumode: true,
+    tgsplit: false,
+    sgprs: 106,
+    vgprs: 256,
+    agprs: 0,
+    unified_vgpr_file: false,
+    flat_scratch: FlatScratch::Absolute,
+    packed_workitem_ids: false,
+    aligned_vgpr_tuples: false,
+    kernarg_preload: false,
+    gfx90a_insts: false,
+    icache_line_bytes: 64,
+    user_sgpr_init16_bug: false,
+    generic: None,
+};
+
+const GFX1100: Processor = Processor {
+    name: "gfx1100",
+    generation: Generation::Gfx11,
+    mach: 0x041,
+    features: &[],
+    wave32: true,
+    cumode: true,
+    tgsplit: false,
+    sgprs: 106,
+    vgprs: 256,
+    agprs: 0,
+    unified_vgpr_file: false,
+    flat_scratch: FlatScratch::Architected,
+    packed_workitem_ids: true,
+    aligned_vgpr_tuples: false,
+    kernarg_preload: false,
+    gfx90a_insts: false,
+    icache_line_bytes: 128,
+    user_sgpr_init16_bug: true,
+    generic: None,
+};
+
+const GFX1200: Processor = Processor {
+    name: "gfx1200",
+    generation: Generation::Gfx12,
+    mach: 0x048,
+    features: &[],
+    wave32: true,
+    cumode: true,
+    tgsplit: false,
+    sgprs: 106,
+    vgprs: 256,
+    agprs: 0,
+    unified_vgpr_file: false,
+    flat_scratch: FlatScratch::Architected,
+    packed_workitem_ids: true,
+    aligned_vgpr_tuples: false,
+    kernarg_preload: false,
+    gfx90a_insts: false,
+    icache_line_bytes: 128,
+    user_sgpr_init16_bug: false,
+    generic: None,
+};
+
+/// The row of a generic processor (NEW:488) called `name`, with its `EF_AMDGPU_MACH`
+/// (NEW:1899-1908), target features and supported processors, and every other fact from
+/// `like`, the first processor it supports (or a processor of the table with the same facts).
+const fn generic(
+    like: Processor,
+    name: &'static str,
+    mach: u32,
+    features: &'static [Feature],
+    supported: &'static [&'static str],
+) -> Processor {
+    Processor { name, mach, features, generic: Some(GenericInfo { version: 1, supported }), ..like }
+}
+
+/// Every processor gcnc knows: the specific ones in the order of the AMDGPUUsage table
+/// (NEW:94), then the generic ones in the order of NEW:488.
 pub static PROCESSORS: &[Processor] = &[
-    Processor {
-        name: "gfx900",
-        generation: Generation::Gfx9,
-        mach: 0x02c,
-        features: GFX9_FEATURES,
-        wave32: false,
-        cumode: false,
-        tgsplit: false,
-        sgprs: 102,
-        vgprs: 256,
-        agprs: 0,
-        unified_vgpr_file: false,
-        flat_scratch: FlatScratch::Absolute,
-        packed_workitem_ids: false,
-        aligned_vgpr_tuples: false,
-    },
-    Processor {
-        name: "gfx906",
-        generation: Generation::Gfx9,
-        mach: 0x02f,
-        features: GFX9_ECC_FEATURES,
-        wave32: false,
-        cumode: false,
-        tgsplit: false,
-        sgprs: 102,
-        vgprs: 256,
-        agprs: 0,
-        unified_vgpr_file: false,
-        flat_scratch: FlatScratch::Absolute,
-        packed_workitem_ids: false,
-        aligned_vgpr_tuples: false,
-    },
-    Processor {
-        name: "gfx908",
-        generation: Generation::Gfx9,
-        mach: 0x030,
-        features: GFX9_ECC_FEATURES,
-        wave32: false,
-        cumode: false,
-        tgsplit: false,
-        sgprs: 102,
-        vgprs: 256,
-        agprs: 256,
-        unified_vgpr_file: false,
-        flat_scratch: FlatScratch::Absolute,
-        packed_workitem_ids: false,
-        aligned_vgpr_tuples: false,
-    },
-    Processor {
-        name: "gfx90a",
-        generation: Generation::Gfx9,
-        mach: 0x03f,
-        features: GFX9_ECC_FEATURES,
-        wave32: false,
-        cumode: false,
-        tgsplit: true,
-        sgprs: 102,
-        vgprs: 256,
-        agprs: 256,
-        unified_vgpr_file: true,
-        flat_scratch: FlatScratch::Absolute,
-        packed_workitem_ids: true,
-        aligned_vgpr_tuples: true,
-    },
-    Processor {
-        name: "gfx942",
-        generation: Generation::Gfx9,
-        mach: 0x04c,
-        features: GFX9_ECC_FEATURES,
-        wave32: false,
-        cumode: false,
-        tgsplit: true,
-        sgprs: 102,
-        vgprs: 256,
-        agprs: 256,
-        unified_vgpr_file: true,
-        flat_scratch: FlatScratch::Architected,
-        packed_workitem_ids: true,
-        aligned_vgpr_tuples: true,
-    },
-    Processor {
-        name: "gfx1030",
-        generation: Generation::Gfx10,
-        mach: 0x036,
-        features: &[],
-        wave32: true,
-        cumode: true,
-        tgsplit: false,
-        sgprs: 106,
-        vgprs: 256,
-        agprs: 0,
-        unified_vgpr_file: false,
-        flat_scratch: FlatScratch::Absolute,
-        packed_workitem_ids: false,
-        aligned_vgpr_tuples: false,
-    },
-    Processor {
-        name: "gfx1100",
-        generation: Generation::Gfx11,
-        mach: 0x041,
-        features: &[],
-        wave32: true,
-        cumode: true,
-        tgsplit: false,
-        sgprs: 106,
-        vgprs: 256,
-        agprs: 0,
-        unified_vgpr_file: false,
-        flat_scratch: FlatScratch::Architected,
-        packed_workitem_ids: true,
-        aligned_vgpr_tuples: false,
-    },
-    Processor {
-        name: "gfx1200",
-        generation: Generation::Gfx12,
-        mach: 0x048,
-        features: &[],
-        wave32: true,
-        cumode: true,
-        tgsplit: false,
-        sgprs: 106,
-        vgprs: 256,
-        agprs: 0,
-        unified_vgpr_file: false,
-        flat_scratch: FlatScratch::Architected,
-        packed_workitem_ids: true,
-        aligned_vgpr_tuples: false,
-    },
+    GFX900,
+    GFX906,
+    GFX908,
+    GFX90A,
+    GFX942,
+    GFX1030,
+    GFX1100,
+    GFX1200,
+    generic(GFX900, "gfx9-generic", 0x051, XNACK, &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"]),
+    generic(GFX942, "gfx9-4-generic", 0x05f, SRAMECC_XNACK, &["gfx942", "gfx950"]),
+    // gfx1010 is not in the table; gfx1030 has its facts but for xnack.
+    generic(GFX1030, "gfx10-1-generic", 0x052, XNACK, &["gfx1010", "gfx1011", "gfx1012", "gfx1013"]),
+    generic(
+        GFX1030,
+        "gfx10-3-generic",
+        0x053,
+        &[],
+        &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
+    ),
+    generic(
+        GFX1100,
+        "gfx11-generic",
+        0x054,
+        &[],
+        &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"],
+    ),
+    generic(GFX1200, "gfx12-generic", 0x059, &[], &["gfx1200", "gfx1201"]),
 ];
 
 impl Processor {
@@ -235,15 +367,6 @@ impl Processor {
     /// Whether the processor supports `feature` in its target ID.
     pub fn supports(&self, feature: Feature) -> bool {
         self.features.contains(&feature)
-    }
-
-    /// Whether the processor has the user-SGPR initialisation bug of gfx1100 and gfx1102
-    /// (LLVM's `FeatureUserSGPRInit16Bug`; not in the seeds): in wave32, a compute kernel must
-    /// have at least 16 user plus system SGPRs enabled, so clang-19 pads USER_SGPR_COUNT with
-    /// unused user SGPRs (15 with only the kernarg pointer and workgroup ID X). Wave64 is not
-    /// affected, nor are gfx1101, gfx1103, gfx115x and GFX12.
-    pub fn user_sgpr_init16_bug(&self) -> bool {
-        matches!(self.name, "gfx1100" | "gfx1102")
     }
 }
 
@@ -405,6 +528,65 @@ mod tests {
         assert!(matches!(TargetId::parse("gfx942:xnack"), Err(TargetIdError::BadFeature { .. })));
         assert!(matches!(TargetId::parse("gfx942:cumode+"), Err(TargetIdError::BadFeature { .. })));
         assert_eq!(TargetId::parse("gfx942:xnack+:xnack-").unwrap_err(), TargetIdError::Repeated { feature: "xnack" });
+    }
+
+    #[test]
+    fn generic_processors_parse_and_print() {
+        let id = TargetId::parse("gfx11-generic").unwrap();
+        assert_eq!(id.to_string(), "gfx11-generic");
+        assert_eq!((id.sramecc, id.xnack), (FeatureSetting::Any, FeatureSetting::Any));
+        let id = TargetId::parse("gfx9-4-generic:xnack-:sramecc+").unwrap();
+        assert_eq!(id.to_string(), "gfx9-4-generic:sramecc+:xnack-");
+        assert_eq!(TargetId::parse("gfx9-generic:xnack+").unwrap().to_string(), "gfx9-generic:xnack+");
+        assert_eq!(TargetId::parse("gfx10-1-generic:xnack-").unwrap().xnack, FeatureSetting::Off);
+        assert_eq!(Target::new(TargetId::parse("gfx11-generic").unwrap()).wave_size, 32);
+        assert_eq!(Target::new(TargetId::parse("gfx9-4-generic").unwrap()).wave_size, 64);
+    }
+
+    #[test]
+    fn generic_processors_refuse_features_they_lack() {
+        let unsupported = |text: &str| TargetId::parse(text).unwrap_err();
+        for (text, processor, feature) in [
+            ("gfx9-generic:sramecc+", "gfx9-generic", "sramecc"),
+            ("gfx10-1-generic:sramecc-", "gfx10-1-generic", "sramecc"),
+            ("gfx10-3-generic:xnack+", "gfx10-3-generic", "xnack"),
+            ("gfx11-generic:xnack+", "gfx11-generic", "xnack"),
+            ("gfx12-generic:sramecc+", "gfx12-generic", "sramecc"),
+        ] {
+            assert_eq!(unsupported(text), TargetIdError::Unsupported { processor, feature }, "{text}");
+        }
+        assert!(matches!(unsupported("gfx13-generic"), TargetIdError::UnknownProcessor { .. }));
+    }
+
+    #[test]
+    fn generic_rows_follow_the_generic_table() {
+        let generic = |name: &str| Processor::find(name).unwrap();
+        let names: Vec<&str> = PROCESSORS.iter().filter(|p| p.generic.is_some()).map(|p| p.name).collect();
+        assert_eq!(
+            names,
+            ["gfx9-generic", "gfx9-4-generic", "gfx10-1-generic", "gfx10-3-generic", "gfx11-generic", "gfx12-generic"]
+        );
+        for p in PROCESSORS {
+            // One row per name and per EF_AMDGPU_MACH; every generic code object is version 1.
+            assert_eq!(PROCESSORS.iter().filter(|q| q.name == p.name || q.mach == p.mach).count(), 1, "{}", p.name);
+            if let Some(info) = &p.generic {
+                assert_eq!(info.version, 1, "{}", p.name);
+                // The first supported processor, where it is a row, has the same facts but for
+                // the name, EF_AMDGPU_MACH and being generic.
+                if let Some(first) = Processor::find(info.supported[0]) {
+                    let renamed = Processor { name: p.name, mach: p.mach, generic: None, ..*first };
+                    assert_eq!(Processor { generic: None, ..*p }, renamed, "{}", p.name);
+                }
+            }
+        }
+        assert_eq!(generic("gfx9-4-generic").mach, 0x05f);
+        assert!(generic("gfx9-4-generic").kernarg_preload && generic("gfx9-4-generic").gfx90a_insts);
+        assert!(!generic("gfx9-generic").kernarg_preload);
+        assert_eq!(generic("gfx10-1-generic").features, [Feature::Xnack]);
+        assert_eq!(generic("gfx10-1-generic").icache_line_bytes, 64);
+        assert!(generic("gfx11-generic").user_sgpr_init16_bug && !generic("gfx12-generic").user_sgpr_init16_bug);
+        assert_eq!(generic("gfx11-generic").generic.as_ref().unwrap().supported.len(), 8);
+        assert!(Processor::find("gfx1100").unwrap().generic.is_none());
     }
 
     #[test]

@@ -42,13 +42,6 @@ impl DescriptorField {
     }
 }
 
-/// Whether the processor can preload kernel arguments into user SGPRs (gfx90a and gfx942,
-/// LLVM's `FeatureKernargPreload`, whose directives `clang -S` writes only there). A
-/// per-processor fact that belongs in `isa`'s processor table, kept here until it is there.
-pub fn has_kernarg_preload(proc: &Processor) -> bool {
-    matches!(proc.name, "gfx90a" | "gfx942" | "gfx9-4-generic")
-}
-
 /// Every field of `desc` for `proc`, named as described in the module documentation.
 /// `version` decides only whether `.amdhsa_uses_dynamic_stack` is a directive (V5 on); when
 /// it is unknown the field is listed as one.
@@ -63,7 +56,7 @@ pub fn descriptor_fields(
     let gfx9_to_11 = gen <= Generation::Gfx11;
     let gfx10_plus = gen >= Generation::Gfx10;
     let gfx11_plus = gen >= Generation::Gfx11;
-    let preload = has_kernarg_preload(proc);
+    let preload = proc.kernarg_preload;
     const D: bool = true; // set by an `.amdhsa_*` directive
     const O: bool = false; // another field
     // (present, directive, name, value): directives in clang -S order, then the other fields.
@@ -143,7 +136,7 @@ mod tests {
     use super::*;
 
     fn keys(name: &str, version: Option<CodeObjectVersion>) -> Vec<String> {
-        let proc = crate::target::find_processor(name).unwrap();
+        let proc = Processor::find(name).unwrap();
         descriptor_fields(&KernelDescriptor::new(proc), proc, version).iter().map(DescriptorField::key).collect()
     }
 

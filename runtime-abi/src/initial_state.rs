@@ -85,8 +85,7 @@ pub fn enable_inputs(desc: &mut KernelDescriptor, proc: &Processor, inputs: &Ker
 
     let user = UserSgprs::of(desc).count() + desc.kernarg_preload_length();
     let system = inputs.workgroup_id.iter().filter(|&&on| on).count() as u16 + u16::from(inputs.workgroup_info);
-    let user =
-        if proc.user_sgpr_init16_bug() && wave_size == 32 { user.max(16u16.saturating_sub(system)) } else { user };
+    let user = if proc.user_sgpr_init16_bug && wave_size == 32 { user.max(16u16.saturating_sub(system)) } else { user };
     desc.rsrc2.user_sgpr_count = user.min(31) as u8;
 }
 

@@ -3,15 +3,13 @@
 //! sramecc settings (0 where the processor lacks the feature), and from V6 the top byte holds
 //! the version of a generic processor's code (NEW:570, 0 for every other processor).
 //!
-//! Specific processors come from `isa`'s processor table, their one home. The generic
-//! processors (NEW:488, `gfx11-generic` and the like, V6 only) are not in that table yet, so
-//! [`GENERIC_TARGETS`] holds their facts here until they move to `isa`: each is a
-//! [`Processor`] row (name, `EF_AMDGPU_MACH`, generation, features and the rest, those of the
-//! first processor it supports) plus the processors it runs on and its generic version.
+//! Processors, specific and generic (NEW:488, `gfx11-generic` and the like, V6 only), and
+//! each generic processor's version ([`Processor::generic`]) come from `isa`'s processor
+//! table, their one home.
 
 use std::fmt;
 
-use isa::processor::{Feature, FeatureSetting, FlatScratch, Generation, Processor, TargetId, TargetIdError, PROCESSORS};
+use isa::processor::{Feature, FeatureSetting, Processor, TargetId, PROCESSORS};
 
 use crate::kernarg::CodeObjectVersion;
 use crate::AbiError;
@@ -32,139 +30,9 @@ pub const EF_AMDGPU_RESERVED: u32 = !(EF_AMDGPU_MACH
 /// The file offset of e_flags in an ELF64 header.
 pub const E_FLAGS_OFFSET: u64 = 48;
 
-/// A generic processor (NEW:488): one code object for every processor it lists.
-#[derive(Debug)]
-pub struct GenericTarget {
-    /// Its facts as a processor row: its own name and `EF_AMDGPU_MACH`; generation, target
-    /// features, wave sizes, register files, flat scratch and work-item ID packing as the
-    /// generic processor table and the first supported processor give them.
-    pub processor: Processor,
-    /// The processors it runs on (NEW:488, "Supported Processors").
-    pub supported: &'static [&'static str],
-    /// The `EF_AMDGPU_GENERIC_VERSION` code for it carries: what LLVM 19 writes (checked
-    /// against clang-19 for every generic processor it knows; gfx9-4-generic is newer than
-    /// LLVM 19 and starts at 1 like the others).
-    pub version: u8,
-}
-
-/// A generic processor's row, from the specific processor whose facts it shares.
-const fn generic(
-    name: &'static str,
-    mach: u32,
-    like: Processor,
-    features: &'static [Feature],
-    supported: &'static [&'static str],
-) -> GenericTarget {
-    GenericTarget { processor: Processor { name, mach, features, ..like }, supported, version: 1 }
-}
-
-/// The facts shared by the rows below, per family (the fields that differ are set by
-/// [`generic`]).
-const fn family(generation: Generation, wave32: bool, flat_scratch: FlatScratch, packed: bool) -> Processor {
-    Processor {
-        name: "",
-        generation,
-        mach: 0,
-        features: &[],
-        wave32,
-        cumode: wave32,
-        tgsplit: false,
-        sgprs: if wave32 { 106 } else { 102 },
-        vgprs: 256,
-        agprs: 0,
-        unified_vgpr_file: false,
-        flat_scratch,
-        packed_workitem_ids: packed,
-        aligned_vgpr_tuples: false,
-    }
-}
-
-/// gfx942's facts: CDNA3 with its unified register file.
-const GFX94: Processor = Processor {
-    tgsplit: true,
-    agprs: 256,
-    unified_vgpr_file: true,
-    aligned_vgpr_tuples: true,
-    ..family(Generation::Gfx9, false, FlatScratch::Architected, true)
-};
-
-/// Every generic processor of AMDGPUUsage (NEW:488, `EF_AMDGPU_MACH` at NEW:1899-1908).
-pub static GENERIC_TARGETS: [GenericTarget; 6] = [
-    generic(
-        "gfx9-generic",
-        0x051,
-        family(Generation::Gfx9, false, FlatScratch::Absolute, false),
-        &[Feature::Xnack],
-        &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
-    ),
-    generic("gfx9-4-generic", 0x05f, GFX94, &[Feature::Sramecc, Feature::Xnack], &["gfx942", "gfx950"]),
-    generic(
-        "gfx10-1-generic",
-        0x052,
-        family(Generation::Gfx10, true, FlatScratch::Absolute, false),
-        &[Feature::Xnack],
-        &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
-    ),
-    generic(
-        "gfx10-3-generic",
-        0x053,
-        family(Generation::Gfx10, true, FlatScratch::Absolute, false),
-        &[],
-        &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
-    ),
-    generic(
-        "gfx11-generic",
-        0x054,
-        family(Generation::Gfx11, true, FlatScratch::Architected, true),
-        &[],
-        &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"],
-    ),
-    generic(
-        "gfx12-generic",
-        0x059,
-        family(Generation::Gfx12, true, FlatScratch::Architected, true),
-        &[],
-        &["gfx1200", "gfx1201"],
-    ),
-];
-
-/// Every processor an e_flags value can name: `isa`'s table, then the generic processors.
-fn all_processors() -> impl Iterator<Item = &'static Processor> {
-    PROCESSORS.iter().chain(GENERIC_TARGETS.iter().map(|g| &g.processor))
-}
-
-/// The processor called `name`, specific or generic.
-pub fn find_processor(name: &str) -> Option<&'static Processor> {
-    all_processors().find(|p| p.name == name)
-}
-
-/// The processor whose `EF_AMDGPU_MACH` is `mach`, specific or generic.
+/// The processor of `isa`'s table whose `EF_AMDGPU_MACH` is `mach`, specific or generic.
 pub fn processor_for_mach(mach: u32) -> Option<&'static Processor> {
-    all_processors().find(|p| p.mach == mach)
-}
-
-/// The generic-target row of `proc`, if it is a generic processor.
-pub fn generic_target(proc: &Processor) -> Option<&'static GenericTarget> {
-    GENERIC_TARGETS.iter().find(|g| g.processor.mach == proc.mach)
-}
-
-/// Parses a target ID like [`TargetId::parse`], generic processors included
-/// (`gfx9-4-generic:xnack-`).
-pub fn parse_target_id(text: &str) -> Result<TargetId, TargetIdError> {
-    let (name, features) = text.split_once(':').map_or((text, ""), |(n, f)| (n, f));
-    let Some(generic) = GENERIC_TARGETS.iter().find(|g| g.processor.name == name) else {
-        return TargetId::parse(text);
-    };
-    // The feature list means the same for any processor with the same features: parse it
-    // against such a processor of the table, then put the generic processor in its place.
-    let proc = &generic.processor;
-    let stand_in = PROCESSORS.iter().find(|p| p.features == proc.features).expect("a processor with these features");
-    let spelled = if features.is_empty() { stand_in.name.to_string() } else { format!("{}:{features}", stand_in.name) };
-    match TargetId::parse(&spelled) {
-        Ok(id) => Ok(TargetId { processor: proc, ..id }),
-        Err(TargetIdError::Unsupported { feature, .. }) => Err(TargetIdError::Unsupported { processor: proc.name, feature }),
-        Err(other) => Err(other),
-    }
+    PROCESSORS.iter().find(|p| p.mach == mach)
 }
 
 /// A target feature's field in e_flags.
@@ -269,7 +137,7 @@ impl EFlags {
 /// generic processor its version, which exists only from V6 on.
 pub fn e_flags(target: &TargetId, version: CodeObjectVersion) -> Result<u32, AbiError> {
     let proc = target.processor;
-    let generic_version = match generic_target(proc) {
+    let generic_version = match &proc.generic {
         Some(_) if version < CodeObjectVersion::V6 => {
             return Err(AbiError::InvalidCodeObject {
                 reason: format!("the generic processor {} needs code object V6, not {version:?}", proc.name),
@@ -309,7 +177,7 @@ pub fn target_from_e_flags(flags: u32, version: Option<CodeObjectVersion>) -> Re
     };
     let xnack = setting(fields.xnack, Feature::Xnack)?;
     let sramecc = setting(fields.sramecc, Feature::Sramecc)?;
-    match (generic_target(proc), fields.generic_version) {
+    match (&proc.generic, fields.generic_version) {
         (None, 0) => {}
         (None, v) => return Err(bad(format!("{} is not generic, but the generic version is {v}", proc.name))),
         (Some(_), 0) => return Err(bad(format!("the generic processor {} has generic version 0", proc.name))),
@@ -326,7 +194,7 @@ mod tests {
     use super::*;
 
     fn flags(text: &str, version: CodeObjectVersion) -> u32 {
-        e_flags(&parse_target_id(text).unwrap(), version).unwrap()
+        e_flags(&TargetId::parse(text).unwrap(), version).unwrap()
     }
 
     #[test]
@@ -363,23 +231,16 @@ mod tests {
             assert_eq!(flags(name, v6), value, "{name}");
             let back = target_from_e_flags(value, Some(v6)).unwrap();
             assert_eq!(back.to_string(), name);
-            assert!(generic_target(back.processor).is_some());
+            assert!(back.processor.generic.is_some());
             for version in [CodeObjectVersion::V4, CodeObjectVersion::V5] {
-                let target = parse_target_id(name).unwrap();
+                let target = TargetId::parse(name).unwrap();
                 assert!(matches!(e_flags(&target, version), Err(AbiError::InvalidCodeObject { .. })), "{name}");
                 assert!(target_from_e_flags(value, Some(version)).is_err(), "{name} {version:?}");
             }
             // Version 0 is not a generic version.
             assert!(target_from_e_flags(value & !EF_AMDGPU_GENERIC_VERSION, Some(v6)).is_err());
         }
-        let id = parse_target_id("gfx9-4-generic:xnack-:sramecc+").unwrap();
-        assert_eq!(id.to_string(), "gfx9-4-generic:sramecc+:xnack-");
         assert_eq!(flags("gfx9-4-generic:sramecc+:xnack-", v6), 0x100_0e5f);
-        assert_eq!(
-            parse_target_id("gfx11-generic:xnack+").unwrap_err(),
-            TargetIdError::Unsupported { processor: "gfx11-generic", feature: "xnack" }
-        );
-        assert!(matches!(parse_target_id("gfx13-generic"), Err(TargetIdError::UnknownProcessor { .. })));
     }
 
     #[test]

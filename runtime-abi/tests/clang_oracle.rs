@@ -12,19 +12,19 @@ use common::{
     assert_same_doc, build_of, builds, code_object, corpus, directives, dynamic_symbol_values, function, have_llvm,
     instructions, instructions_in, lld_shared, parse_yaml, readobj_metadata, run_clean, Build,
 };
-use isa::processor::{Feature, Generation, Processor};
+use isa::processor::{Feature, Generation, Processor, TargetId};
 use isa::reg::PhysReg;
 use runtime_abi::descriptor::{
     extra_sgprs, set_register_counts_with_extra, total_sgprs, total_vgprs, KernelDescriptor, RegisterUse,
 };
-use runtime_abi::directives::REGISTER_DIRECTIVES;
+use runtime_abi::directives::{descriptor_fields, REGISTER_DIRECTIVES};
 use runtime_abi::elf::{note_record, NOTE_OWNER, NT_AMDGPU_METADATA};
 use runtime_abi::initial_state::{enable_inputs, InitialState, KernelInputs};
 use runtime_abi::inspect::{inspect, Doc};
 use runtime_abi::kernarg::{ArgKind, CodeObjectVersion, ExplicitArg, HiddenArg, KernargLayout};
 use runtime_abi::metadata::{self, ValueKind};
 use runtime_abi::read::ObjectKind;
-use runtime_abi::target::{e_flags, generic_target, parse_target_id, EFlags};
+use runtime_abi::target::{e_flags, EFlags};
 use runtime_abi::{read, write_relocatable, write_shared, ReadObject};
 
 fn read_build(build: &Build) -> ReadObject {
@@ -267,6 +267,24 @@ fn arguments(meta: &metadata::Kernel) -> (Vec<ExplicitArg>, Vec<HiddenArg>) {
     (explicit, hidden)
 }
 
+/// The inputs a kernel of clang's reads, from its descriptor's enable bits.
+fn inputs_of(clang: &KernelDescriptor) -> KernelInputs {
+    KernelInputs {
+        kernarg_segment_ptr: clang.props.enable_sgpr_kernarg_segment_ptr,
+        dispatch_ptr: clang.props.enable_sgpr_dispatch_ptr,
+        queue_ptr: clang.props.enable_sgpr_queue_ptr,
+        dispatch_id: clang.props.enable_sgpr_dispatch_id,
+        private_segment: clang.rsrc2.enable_private_segment,
+        workgroup_id: [
+            clang.rsrc2.enable_sgpr_workgroup_id_x,
+            clang.rsrc2.enable_sgpr_workgroup_id_y,
+            clang.rsrc2.enable_sgpr_workgroup_id_z,
+        ],
+        workgroup_info: clang.rsrc2.enable_sgpr_workgroup_info,
+        workitem_id_dims: clang.rsrc2.enable_vgpr_workitem_id + 1,
+    }
+}
+
 #[test]
 fn inputs_layouts_and_metadata_are_built_as_clang_builds_them() {
     if !have_llvm() {
@@ -282,22 +300,8 @@ fn inputs_layouts_and_metadata_are_built_as_clang_builds_them() {
 
             // enable_inputs from the inputs clang's kernel reads gives clang's enable bits and
             // USER_SGPR_COUNT (including the gfx1100 wave32 padding).
-            let inputs = KernelInputs {
-                kernarg_segment_ptr: clang.props.enable_sgpr_kernarg_segment_ptr,
-                dispatch_ptr: clang.props.enable_sgpr_dispatch_ptr,
-                queue_ptr: clang.props.enable_sgpr_queue_ptr,
-                dispatch_id: clang.props.enable_sgpr_dispatch_id,
-                private_segment: clang.rsrc2.enable_private_segment,
-                workgroup_id: [
-                    clang.rsrc2.enable_sgpr_workgroup_id_x,
-                    clang.rsrc2.enable_sgpr_workgroup_id_y,
-                    clang.rsrc2.enable_sgpr_workgroup_id_z,
-                ],
-                workgroup_info: clang.rsrc2.enable_sgpr_workgroup_info,
-                workitem_id_dims: clang.rsrc2.enable_vgpr_workitem_id + 1,
-            };
             let mut ours = KernelDescriptor::new(proc);
-            enable_inputs(&mut ours, proc, &inputs, wave_size(build));
+            enable_inputs(&mut ours, proc, &inputs_of(clang), wave_size(build));
             assert_eq!(ours.props, clang.props, "{label}");
             assert_eq!(ours.rsrc2, clang.rsrc2, "{label}");
 
@@ -557,8 +561,10 @@ fn every_hidden_argument_slot_matches_clang() {
 
 /// The generic processors clang-19 knows, at code object V6: e_flags name the generic
 /// target and its version, and come back from the target ID; our rewrite keeps them and
-/// llvm-readelf-19 names them as it names clang's. gfx9-4-generic, which LLVM 19 does not
-/// know, is written from gfx942 code and read back.
+/// llvm-readelf-19 names them as it names clang's; the descriptor directives, the inputs
+/// (USER_SGPR_COUNT) and the prefetch padding at the end of `.text` follow the processor
+/// table's rows as clang's do. gfx9-4-generic, which LLVM 19 does not know, is written from
+/// gfx942 code and read back.
 #[test]
 fn generic_targets_round_trip_through_e_flags() {
     if !have_llvm() {
@@ -566,15 +572,17 @@ fn generic_targets_round_trip_through_e_flags() {
     }
     let v6 = CodeObjectVersion::V6;
     for name in ["gfx9-generic", "gfx10-1-generic", "gfx10-3-generic", "gfx11-generic", "gfx12-generic"] {
+        let config = common::Config { cpu: name, wave64: false };
         let path = common::work_dir().join(format!("vadd-{name}.o"));
-        common::clang_one("vadd", common::Config { cpu: name, wave64: false }, 6, &path, &["-c", "-O2"]);
+        common::clang_one("vadd", config, 6, &path, &["-c", "-O2"]);
         let bytes = std::fs::read(&path).unwrap();
         let object = read(&bytes).unwrap_or_else(|err| panic!("{name}: {err}"));
         let target = object.target.unwrap();
-        let generic = generic_target(target.processor).unwrap();
+        let proc = target.processor;
+        let generic = proc.generic.as_ref().unwrap();
         assert_eq!(EFlags::decode(object.e_flags).generic_version, generic.version, "{name}");
         assert_eq!(e_flags(&target, v6).unwrap(), object.e_flags, "{name}");
-        assert_eq!(e_flags(&parse_target_id(&target.to_string()).unwrap(), v6).unwrap(), object.e_flags);
+        assert_eq!(e_flags(&TargetId::parse(&target.to_string()).unwrap(), v6).unwrap(), object.e_flags);
         let doc = inspect(&bytes).unwrap();
         let meta = doc.get("metadata").unwrap();
         assert_eq!(doc.get("target_id"), meta.get("amdhsa.target"), "{name}");
@@ -584,18 +592,57 @@ fn generic_targets_round_trip_through_e_flags() {
         let flags = |p| run_clean("llvm-readelf-19", &["-h"], p).lines().find(|l| l.contains("Flags:")).unwrap().to_string();
         assert_eq!(flags(&ours), flags(&path), "{name}");
         assert!(flags(&ours).contains("generic_v1"), "{name}");
+        let text = |p| run_clean("llvm-readelf-19", &["-x", ".text"], p);
+        assert_eq!(text(&ours), text(&path), "{name}: the code and its prefetch padding");
         lld_shared(&ours, &build_path(&path, "ours.so"));
+
+        // clang -S's directives are the descriptor fields the row gives (kernarg preload,
+        // accum_offset, ...), and the inputs give clang's enable bits and USER_SGPR_COUNT (15
+        // on gfx11-generic wave32, as on gfx1100).
+        let asm = build_path(&path, "s");
+        common::clang_one("vadd", config, 6, &asm, &["-S", "-O2"]);
+        let desc = &object.kernels[0].descriptor;
+        let clang = descriptor_directives(&std::fs::read_to_string(&asm).unwrap(), "vadd");
+        assert_eq!(directive_fields(desc, proc, v6), clang, "{name}: the .amdhsa_* descriptor fields");
+        let mut again = KernelDescriptor::new(proc);
+        enable_inputs(&mut again, proc, &inputs_of(desc), proc.default_wave_size());
+        assert_eq!((again.props, again.rsrc2), (desc.props, desc.rsrc2), "{name}");
     }
-    let gfx942 = read(&build_of("gfx942", true, 6).bytes()).unwrap();
+    // gfx9-4-generic has gfx942's facts: its descriptor fields, kernarg preload included, and
+    // its padding are those clang writes for gfx942.
+    let build = build_of("gfx942", true, 6);
+    let gfx942 = read(&build.bytes()).unwrap();
     let mut obj = code_object(&gfx942);
-    obj.target = parse_target_id("gfx9-4-generic:sramecc+").unwrap();
+    obj.target = TargetId::parse("gfx9-4-generic:sramecc+").unwrap();
     let bytes = write_relocatable(&obj);
     let back = read(&bytes).unwrap();
     assert_eq!(back.e_flags, 0x100_0d5f, "MACH 0x5f, xnack any, sramecc on, generic version 1");
     assert_eq!(back.target.unwrap().to_string(), "gfx9-4-generic:sramecc+");
     assert_eq!(back.kernels.len(), gfx942.kernels.len());
+    let proc = obj.target.processor;
+    for kernel in &back.kernels {
+        let clang = descriptor_directives(&build.asm, &kernel.name);
+        assert_eq!(directive_fields(&kernel.descriptor, proc, v6), clang, "gfx9-4-generic {}", kernel.name);
+    }
+    let path = build.derived("gfx9-4-generic.o");
+    std::fs::write(&path, &bytes).unwrap();
+    let text = |p| run_clean("llvm-readelf-19", &["-x", ".text"], p);
+    assert_eq!(text(&path), text(&build.object), "gfx9-4-generic: gfx942's code and padding");
     obj.version = CodeObjectVersion::V5;
     assert!(runtime_abi::elf::try_write_relocatable(&obj).is_err(), "generic processors need V6");
+}
+
+/// The `.amdhsa_*` directives of kernel `name` in clang's assembly that set descriptor
+/// fields (not [`REGISTER_DIRECTIVES`]), without `.amdhsa_`.
+fn descriptor_directives(asm: &str, name: &str) -> BTreeMap<String, i64> {
+    directives(asm, name).into_iter().filter(|(k, _)| !REGISTER_DIRECTIVES.contains(&k.as_str())).collect()
+}
+
+/// The descriptor fields of `desc` that directives set, named as [`descriptor_directives`]
+/// names them.
+fn directive_fields(desc: &KernelDescriptor, proc: &Processor, version: CodeObjectVersion) -> BTreeMap<String, i64> {
+    let fields = descriptor_fields(desc, proc, Some(version));
+    fields.into_iter().filter(|f| f.directive).map(|f| (f.name.to_string(), f.value)).collect()
 }
 
 fn build_path(object: &std::path::Path, suffix: &str) -> std::path::PathBuf {

@@ -50,16 +50,18 @@ const S_CODE_END: [u8; 4] = 0xbf9f_0000u32.to_le_bytes();
 
 /// What follows the last kernel in `.text`, as LLVM's `EmitCodeEnd` writes it (not in the
 /// seeds; checked against clang-19's objects): instruction prefetch may read past the end of
-/// the code, so on GFX10+ `s_code_end` fills the instruction cache line (64 bytes on GFX10,
-/// 128 from GFX11) and three more lines; on the gfx90a family (gfx90a, gfx942: the processors
-/// with the unified register file) `s_nop 0` fills the 64-byte line and sixteen more. Other
-/// GFX9 processors get nothing. Returns (fill word, line size, extra lines).
+/// the code, so on processors with gfx90a's instructions ([`Processor::gfx90a_insts`])
+/// `s_nop 0` fills the instruction cache line ([`Processor::icache_line_bytes`]) and sixteen
+/// more, and on GFX10+ `s_code_end` fills the line and three more. Other GFX9 processors get
+/// nothing. Returns (fill word, line size, extra lines).
 fn code_end_padding(proc: &Processor) -> Option<([u8; 4], usize, usize)> {
-    match proc.generation {
-        Generation::Gfx10 => Some((S_CODE_END, 64, 3)),
-        Generation::Gfx11 | Generation::Gfx12 => Some((S_CODE_END, 128, 3)),
-        Generation::Gfx9 if proc.unified_vgpr_file => Some((CODE_FILL, 64, 16)),
-        Generation::Gfx9 => None,
+    let line = proc.icache_line_bytes as usize;
+    if proc.gfx90a_insts {
+        Some((CODE_FILL, line, 16))
+    } else if proc.generation >= Generation::Gfx10 {
+        Some((S_CODE_END, line, 3))
+    } else {
+        None
     }
 }
 

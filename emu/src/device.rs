@@ -2,7 +2,8 @@
 //! points into the host).
 //!
 //! A buffer's device address is `(index + 1) << 32`, so the buffer of an address is its high
-//! dword and finding it is an index, not a search; an address in no buffer, or an access that
+//! dword and finding it is an index, not a search (the high dwords of the FLAT apertures are
+//! skipped); an address in no buffer, or an access that
 //! runs past a buffer's end, is out of bounds. The dispatch also places its own data here (the
 //! kernarg segment, the dispatch packet) and frees it afterwards.
 
@@ -27,6 +28,11 @@ impl Device {
 
     /// Allocates a buffer holding `bytes` and returns its device address.
     pub fn alloc(&mut self, bytes: Vec<u8>) -> u64 {
+        // The high dwords of the FLAT apertures are never buffer addresses.
+        let hi = self.buffers.len() as u64 + 1;
+        if hi == crate::memory::SHARED_APERTURE_HI as u64 || hi == crate::memory::PRIVATE_APERTURE_HI as u64 {
+            self.buffers.push(None);
+        }
         self.buffers.push(Some(bytes));
         (self.buffers.len() as u64) << 32
     }

@@ -9,10 +9,18 @@
 //! until every wave of its group still running has reached it (a finished wave no longer
 //! counts, as on the hardware). A run that executes more wave-instructions than the step limit
 //! is reported as a livelock.
+//!
+//! A store (or atomic) no wait has completed reaches memory for the other waves after
+//! [`Options::store_deadline`] wave-instructions of the dispatch, or when its work-group ends
+//! (see [`crate::waitcnt_check`]); `s_endpgm` does not complete them. That is long after any
+//! correct wait would have, so a missing wait shows as stale data, yet soon enough that waves
+//! passing messages through memory make progress.
 
 use crate::device::Device;
 use crate::error::{EmuError, FaultSite, LaunchError};
 use crate::exec::{step, ExecCtx, Flow};
+use crate::hazard::Rules;
+use crate::memory::Memory;
 use crate::program::{inst_text, Kernel, Program};
 use crate::setup::{dispatch_packet, kernarg_segment, needs_dispatch_packet, WaveSetup};
 use crate::wave::{Wave, WaveState};
@@ -84,20 +92,38 @@ pub struct Options {
     pub wave_size: Option<u32>,
     /// The most wave-instructions the run may execute before it is reported as a livelock.
     pub step_limit: u64,
-    /// 0: fixed round-robin interleaving; otherwise the seed of a varied interleaving.
+    /// 0: fixed round-robin interleaving; otherwise the seed of a varied interleaving. Loads
+    /// read memory when they issue with an even seed, when they complete with an odd one: both
+    /// are executions the hardware allows, and each exposes different missing waits.
     pub seed: u64,
     /// How many work-groups are resident (interleaved) at once.
     pub max_resident_groups: u32,
+    /// Wave-instructions of the dispatch after which a store that no wait has completed
+    /// reaches memory for the other waves.
+    pub store_deadline: u64,
+    /// Record which operations each wait completes ([`Stats::waits`]).
+    pub profile_waits: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { wave_size: None, step_limit: 100_000_000, seed: 0, max_resident_groups: 16 }
+        Options {
+            wave_size: None,
+            step_limit: 100_000_000,
+            seed: 0,
+            max_resident_groups: 16,
+            store_deadline: 20_000,
+            profile_waits: false,
+        }
     }
 }
 
+/// For each wait instruction's PC (`s_waitcnt`, its one-counter forms, and `s_endpgm`, which
+/// lets every store complete), the PCs of the memory operations it completed.
+pub type WaitProfile = std::collections::BTreeMap<u32, std::collections::BTreeSet<u32>>;
+
 /// What a dispatch did.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Wave-instructions executed (one per instruction per wave, whatever its EXEC).
     pub wave_instructions: u64,
@@ -107,6 +133,8 @@ pub struct Stats {
     pub waves: u64,
     /// Work-groups that ran.
     pub workgroups: u64,
+    /// With [`Options::profile_waits`]: which operations each wait completed.
+    pub waits: WaitProfile,
 }
 
 /// Largest work-group, in work-items.
@@ -118,7 +146,6 @@ struct Group {
     id: [u32; 3],
     waves: Vec<Wave>,
     /// The work-group's LDS (static then dynamic), zero-filled.
-    #[allow(dead_code)] // read by the DS instructions, which come next
     lds: Vec<u8>,
 }
 
@@ -198,6 +225,7 @@ struct Machine<'a> {
     options: &'a Options,
     setup: &'a WaveSetup,
     tgsplit: bool,
+    rules: Rules,
     groups: Vec<Group>,
     stats: Stats,
     rng: Rng,
@@ -218,6 +246,7 @@ impl<'a> Machine<'a> {
             options,
             setup,
             tgsplit: kernel.descriptor().rsrc3.tg_split,
+            rules: Rules::new(program.processor(), setup.wave_size(), program.xnack),
             groups: Vec::new(),
             stats: Stats::default(),
             rng: Rng(options.seed),
@@ -273,12 +302,28 @@ impl<'a> Machine<'a> {
                 }
             }
             for &(g, w) in &order {
-                let burst = if self.options.seed == 0 { 1 } else { 1 + self.rng.below(4) };
+                // Varied interleavings: some waves sit a turn out, the others run a burst.
+                let burst = if self.options.seed == 0 {
+                    1
+                } else if self.rng.below(4) == 0 {
+                    0
+                } else {
+                    1 + self.rng.below(8)
+                };
                 for _ in 0..burst {
                     if self.groups[g].waves[w].state != WaveState::Running {
                         break;
                     }
                     self.step_wave(device, g, w)?;
+                }
+            }
+            let now = self.stats.wave_instructions;
+            if now >= self.options.store_deadline {
+                let due = now - self.options.store_deadline;
+                for group in &mut self.groups {
+                    for w in &mut group.waves {
+                        w.mem.perform_issued_by(due, &mut Memory { device, lds: &mut group.lds });
+                    }
                 }
             }
             for group in &mut self.groups {
@@ -292,6 +337,17 @@ impl<'a> Machine<'a> {
                     }
                 }
             }
+            // A finished group's waves may have left stores and atomics in flight: they land now.
+            for group in &mut self.groups {
+                if group.waves.iter().all(|w| w.state == WaveState::Done) {
+                    for w in &mut group.waves {
+                        let done = w.mem.drain(&mut Memory { device, lds: &mut group.lds });
+                        if self.options.profile_waits && !done.pcs.is_empty() {
+                            self.stats.waits.entry(w.pc).or_default().extend(done.pcs);
+                        }
+                    }
+                }
+            }
             self.groups.retain(|g| g.waves.iter().any(|w| w.state != WaveState::Done));
         }
     }
@@ -300,26 +356,34 @@ impl<'a> Machine<'a> {
         if self.stats.wave_instructions >= self.options.step_limit {
             return Err(EmuError::StepLimit { limit: self.options.step_limit, detail: self.describe() });
         }
+        let now = self.stats.wave_instructions;
         self.stats.wave_instructions += 1;
         let (kernel, program) = (self.kernel, self.program);
-        let group_id = self.groups[g].id;
-        let wave = &mut self.groups[g].waves[w];
+        let group = &mut self.groups[g];
+        let group_id = group.id;
+        let wave = &mut group.waves[w];
         let code = &kernel.code;
         let pc = wave.pc;
         let fault = |kind: FaultKind, inst: String| EmuError::Fault {
             site: Box::new(FaultSite { kernel: kernel.name().to_string(), pc, inst, group: group_id, wave: w as u32 }),
             kind,
         };
-        let d = code.at(pc).ok_or_else(|| fault(FaultKind::BadPc { pc }, String::from("?")))?;
+        let index = code.index_at(pc).ok_or_else(|| fault(FaultKind::BadPc { pc }, String::from("?")))?;
+        let d = &code.insts()[index as usize];
         let mut cx = ExecCtx {
             proc: program.processor(),
             family: program.family,
             code,
             device,
+            lds: &mut group.lds,
             tgsplit: self.tgsplit,
+            rules: &self.rules,
+            step: now,
             lane_ops: &mut self.stats.lane_operations,
+            profile: if self.options.profile_waits { Some(&mut self.stats.waits) } else { None },
+            read_at_issue: self.options.seed.is_multiple_of(2),
         };
-        match step(wave, d, &mut cx) {
+        match step(wave, index, d, &mut cx) {
             Ok(Flow::Next | Flow::Jump(_)) => {}
             Ok(Flow::Barrier) => wave.state = WaveState::AtBarrier,
             Ok(Flow::End) => wave.state = WaveState::Done,

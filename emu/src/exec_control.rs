@@ -2,11 +2,13 @@
 //! the scheduling hints `s_nop`, `s_delay_alu` and `s_clause`, which change nothing in an
 //! emulator but whose fields are checked, so a malformed hint in generated code is reported.
 //!
-//! `s_waitcnt` and `s_waitcnt_vscnt` retire what the wait guarantees (see
-//! [`crate::waitcnt_check`]) and write the results into the wave's registers.
+//! `s_waitcnt` and its one-counter forms retire what the wait guarantees (see
+//! [`crate::waitcnt_check`]) and write the results into the wave's registers and the completed
+//! stores into memory. `s_waitcnt_depctr` matters only to the hazard checks.
 
 use crate::error::FaultKind;
 use crate::exec::{ExecCtx, Flow};
+use crate::hazard::MSG_DEALLOC_VGPRS;
 use crate::ops::{Cond, Op};
 use crate::program::Decoded;
 use crate::waitcnt_check::Counter;
@@ -15,15 +17,13 @@ use isa::asm::waitcnt_decode;
 use isa::processor::Generation;
 use isa::reg::PhysReg;
 
-/// The message of `s_sendmsg` that releases the wave's VGPRs (GFX11+).
-const MSG_DEALLOC_VGPRS: u16 = 3;
-
 /// Executes a program-control instruction.
 pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, cx: &mut ExecCtx<'_>) -> Result<Flow, FaultKind> {
     let imm = d.inst.fields.imm;
     let malformed = |detail: String| FaultKind::Malformed { opcode: d.name().to_string(), detail };
     Ok(match op {
-        Op::Nop => Flow::Next,
+        Op::Nop | Op::Depctr | Op::Hint => Flow::Next,
+        // The wave's stores and atomics in flight land later (see `crate::dispatch`).
         Op::Endpgm => Flow::End,
         Op::Branch => Flow::Jump(branch_target(d)),
         Op::CBranch(cond) => {
@@ -53,13 +53,12 @@ pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, cx: &mut ExecCtx<'_>
             let (vm, exp, lgkm) = waitcnt_decode(cx.family, imm);
             for (counter, n) in [(Counter::Vm, vm), (Counter::Exp, exp), (Counter::Lgkm, lgkm)] {
                 if let Some(n) = n {
-                    let done = wave.mem.wait(counter, n.into());
-                    wave.complete(done);
+                    cx.wait(wave, counter, n.into(), Some(d.pc));
                 }
             }
             Flow::Next
         }
-        Op::WaitcntVscnt => {
+        Op::WaitcntOne(counter) => {
             let reg = d.inst.ops.first().and_then(|o| o.reg).unwrap_or(PhysReg::NULL);
             if reg != PhysReg::NULL {
                 return Err(FaultKind::Unimplemented {
@@ -67,8 +66,7 @@ pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, cx: &mut ExecCtx<'_>
                     detail: ": a count in a register (only null is supported)".into(),
                 });
             }
-            let done = wave.mem.wait(Counter::Vs, imm as u32);
-            wave.complete(done);
+            cx.wait(wave, counter, imm as u32, Some(d.pc));
             Flow::Next
         }
         Op::DelayAlu => {

@@ -4,10 +4,11 @@
 //! instruction is caught at run time.
 
 use crate::error::LoadError;
+use crate::hazard::Footprint;
 use crate::ops::{classify, Op};
 use isa::mir::Inst;
 use isa::opcode::Family;
-use isa::processor::Processor;
+use isa::processor::{FeatureSetting, Processor};
 use runtime_abi::descriptor::KernelDescriptor;
 use runtime_abi::initial_state::InitialState;
 use runtime_abi::metadata::{Arg, Kernel as MetaKernel, ValueKind};
@@ -23,6 +24,10 @@ pub(crate) struct Decoded {
     pub(crate) inst: Inst,
     /// What it does, when the emulator implements it.
     pub(crate) op: Option<Op>,
+    /// The Y half of a VOPD pair, when the emulator implements it.
+    pub(crate) op_y: Option<Op>,
+    /// What the hazard checks need to know of it.
+    pub(crate) fp: Footprint,
 }
 
 /// A kernel's decoded code.
@@ -51,18 +56,21 @@ impl Code {
             insts.push((inst, size as u32));
             pc += size;
         }
-        Ok(Code::from_insts(insts))
+        Ok(Code::from_insts(insts, wave_size))
     }
 
-    /// Code from instructions with their sizes, laid out from offset 0.
-    pub(crate) fn from_insts(list: Vec<(Inst, u32)>) -> Code {
+    /// Code from instructions with their sizes, laid out from offset 0, for waves of
+    /// `wave_size` lanes.
+    pub(crate) fn from_insts(list: Vec<(Inst, u32)>, wave_size: u32) -> Code {
         let mut code = Code::default();
         let mut pc = 0u32;
         for (inst, size) in list {
             let op = classify(inst.opcode);
+            let op_y = inst.fields.vopd_y.and_then(classify);
+            let fp = Footprint::of(&inst, op, wave_size);
             code.by_dword.resize((pc / 4) as usize, u32::MAX);
             code.by_dword.push(code.insts.len() as u32);
-            code.insts.push(Decoded { pc, size, inst, op });
+            code.insts.push(Decoded { pc, size, inst, op, op_y, fp });
             pc += size;
         }
         code.by_dword.resize(pc.div_ceil(4) as usize, u32::MAX);
@@ -71,16 +79,27 @@ impl Code {
 
     /// The instruction that starts at `pc`.
     pub(crate) fn at(&self, pc: u32) -> Option<&Decoded> {
+        self.index_at(pc).map(|i| &self.insts[i as usize])
+    }
+
+    /// The index of the instruction that starts at `pc`.
+    pub(crate) fn index_at(&self, pc: u32) -> Option<u32> {
         if !pc.is_multiple_of(4) {
             return None;
         }
         let index = *self.by_dword.get((pc / 4) as usize)?;
-        self.insts.get(index as usize)
+        ((index as usize) < self.insts.len()).then_some(index)
     }
 
     /// The instructions, in address order.
     pub(crate) fn insts(&self) -> &[Decoded] {
         &self.insts
+    }
+
+    /// Forgets the semantics of instruction `i` (tests of the unimplemented-opcode error).
+    #[cfg(test)]
+    pub(crate) fn clear_op(&mut self, i: usize) {
+        self.insts[i].op = None;
     }
 }
 
@@ -168,13 +187,16 @@ fn family_of(proc: &'static Processor) -> Result<Family, LoadError> {
 pub struct Program {
     proc: &'static Processor,
     pub(crate) family: Family,
+    /// XNACK may be enabled (the target says `xnack+`, or nothing on a processor that has it):
+    /// the code must be correct under replay.
+    pub(crate) xnack: bool,
     kernels: Vec<Kernel>,
 }
 
 impl Program {
     /// A program of `kernels` for `proc`.
     pub(crate) fn new(proc: &'static Processor, kernels: Vec<Kernel>) -> Result<Program, LoadError> {
-        Ok(Program { proc, family: family_of(proc)?, kernels })
+        Ok(Program { proc, family: family_of(proc)?, xnack: false, kernels })
     }
 
     /// The processor the code is for.
@@ -206,5 +228,7 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Program, LoadError> {
             Kernel::new(&name, k.descriptor, k.metadata, &k.code, proc)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Program::new(proc, kernels)
+    let mut program = Program::new(proc, kernels)?;
+    program.xnack = proc.generation == isa::processor::Generation::Gfx9 && target.xnack != FeatureSetting::Off;
+    Ok(program)
 }

@@ -3,11 +3,14 @@
 //! metadata gives), the AQL dispatch packet when the kernel asks for its pointer, and each
 //! wave's initial registers as runtime-abi's [`InitialState`] lays them out — user SGPRs from
 //! s0, system SGPRs (work-group IDs, work-group info) from USER_SGPR_COUNT, work-item IDs in
-//! VGPRs packed or not, EXEC = the lanes that hold work-items — and its FP mode from
-//! COMPUTE_PGM_RSRC1.
+//! VGPRs packed or not, EXEC = the lanes that hold work-items — its FP mode from
+//! COMPUTE_PGM_RSRC1, and its private segment (architected flat scratch on gfx942 and GFX11:
+//! the hardware, not the kernel, sets up the scratch base, so each lane simply gets
+//! `private_segment_fixed_size` bytes that `scratch_*` and private FLAT addresses reach).
 
 use crate::dispatch::{ArgValue, Launch};
 use crate::error::LaunchError;
+use crate::memory::Private;
 use crate::program::{is_hidden, Kernel};
 use crate::wave::{FpMode, Wave};
 use isa::processor::{Generation, Processor};
@@ -158,14 +161,11 @@ impl WaveSetup {
         if state.queue_ptr.is_some() {
             return Err(unsupported("the queue pointer (amd_queue_t)"));
         }
-        if desc.rsrc2.enable_private_segment && desc.private_segment_fixed_size > 0 {
-            return Err(unsupported("scratch memory (the private segment)"));
-        }
         let r1 = &desc.rsrc1;
         if r1.float_round_mode_32 != FloatRoundMode::NearEven || r1.float_round_mode_16_64 != FloatRoundMode::NearEven {
             return Err(unsupported("a rounding mode other than round-to-nearest-even"));
         }
-        let denorm32 = match r1.float_denorm_mode_32 {
+        let denorm = |m: FloatDenormMode| match m {
             FloatDenormMode::FlushSrcDst => 0,
             FloatDenormMode::FlushDst => 1,
             FloatDenormMode::FlushSrc => 2,
@@ -190,7 +190,12 @@ impl WaveSetup {
             preload,
             private_segment_size: desc.private_segment_fixed_size,
             vgprs: allocated_vgprs(desc, proc, state.wave_size),
-            mode: FpMode { denorm32, dx10_clamp: r1.dx10_clamp },
+            mode: FpMode {
+                denorm32: denorm(r1.float_denorm_mode_32),
+                denorm16_64: denorm(r1.float_denorm_mode_16_64),
+                dx10_clamp: r1.dx10_clamp,
+                ieee: r1.ieee_mode,
+            },
         })
     }
 
@@ -205,6 +210,7 @@ impl WaveSetup {
         let st = &self.state;
         let launched = if local.len() >= 64 { u64::MAX } else { (1u64 << local.len()) - 1 };
         let mut w = Wave::new(st.wave_size, launched, self.vgprs, self.mode);
+        w.private = Private::new(self.private_segment_size, st.wave_size);
         let put64 = |w: &mut Wave, reg: Option<PhysReg>, value: u64| {
             if let Some(reg) = reg {
                 w.write_sreg(reg, value as u32);

@@ -9,7 +9,9 @@
 //! lane without them.
 
 use crate::error::FaultKind;
-use crate::hazard::HazardTracker;
+use crate::hazard::HazardState;
+use crate::memory::{Private, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
+use crate::ops::Ty;
 use crate::waitcnt_check::{InFlightTracker, PendingWrite};
 use isa::mir::{Operand, OperandKind};
 use isa::reg::{reg_name, PhysReg, RegType};
@@ -18,6 +20,14 @@ use isa::reg::{reg_name, PhysReg, RegType};
 const VCCZ: u16 = 251;
 /// The source-operand number of EXECZ (reads 1 when EXEC is zero).
 const EXECZ: u16 = 252;
+/// `src_shared_base`: the shared aperture's base (its high dword in a 64-bit read).
+const SRC_SHARED_BASE: u16 = 235;
+/// `src_shared_limit`: the shared aperture's last byte.
+const SRC_SHARED_LIMIT: u16 = 236;
+/// `src_private_base`: the private aperture's base.
+const SRC_PRIVATE_BASE: u16 = 237;
+/// `src_private_limit`: the private aperture's last byte.
+const SRC_PRIVATE_LIMIT: u16 = 238;
 
 /// Where a wave is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -36,8 +46,23 @@ pub(crate) struct FpMode {
     /// FLOAT_DENORM_MODE_32: 0 flush inputs and outputs, 1 flush outputs, 2 flush inputs,
     /// 3 keep denormals.
     pub(crate) denorm32: u8,
+    /// FLOAT_DENORM_MODE_16_64, the same for f16 and f64.
+    pub(crate) denorm16_64: u8,
     /// DX10_CLAMP: clamping maps NaN to 0.
     pub(crate) dx10_clamp: bool,
+    /// IEEE_MODE: min/max quiet signalling NaNs.
+    pub(crate) ieee: bool,
+}
+
+impl FpMode {
+    /// The denormal mode of a float type.
+    pub(crate) fn denorm(&self, ty: Ty) -> u8 {
+        if ty == Ty::F32 {
+            self.denorm32
+        } else {
+            self.denorm16_64
+        }
+    }
 }
 
 /// A resolved vector-instruction source: a value the same for every lane, or a VGPR tuple.
@@ -62,8 +87,10 @@ pub(crate) struct Wave {
     pub(crate) mode: FpMode,
     /// In-flight memory operations.
     pub(crate) mem: InFlightTracker,
-    /// Open hazard windows.
-    pub(crate) hazards: HazardTracker,
+    /// The recent instructions and open windows the hazard checks look at.
+    pub(crate) hazards: HazardState,
+    /// Each lane's private segment.
+    pub(crate) private: Private,
     sgprs: [u32; 128],
     scc: bool,
     vgprs: Vec<u32>,
@@ -101,7 +128,8 @@ impl Wave {
             state: WaveState::Running,
             mode,
             mem: InFlightTracker::default(),
-            hazards: HazardTracker::default(),
+            hazards: HazardState::default(),
+            private: Private::default(),
             sgprs: [0; 128],
             scc: false,
             vgprs: vec![0; (num_vgprs * wave_size) as usize],
@@ -168,6 +196,7 @@ impl Wave {
             n if n == PhysReg::SCC.0 => Ok(self.scc as u32),
             VCCZ => Ok((self.vcc() == 0) as u32),
             EXECZ => Ok((self.exec() == 0) as u32),
+            SRC_SHARED_BASE..=SRC_PRIVATE_LIMIT => Ok(aperture(reg.0) as u32),
             _ => Err(unimplemented_operand(reg)),
         }
     }
@@ -176,6 +205,10 @@ impl Wave {
     pub(crate) fn read_sregs(&self, reg: PhysReg, dwords: u16) -> Result<u64, FaultKind> {
         if reg == PhysReg::NULL {
             return Ok(0);
+        }
+        if (SRC_SHARED_BASE..=SRC_PRIVATE_LIMIT).contains(&reg.0) {
+            let v = aperture(reg.0);
+            return Ok(if dwords >= 2 { v } else { v & 0xffff_ffff });
         }
         let mut value = 0u64;
         for i in 0..dwords.min(2) {
@@ -249,7 +282,6 @@ impl Wave {
     pub(crate) fn check_vdef(&self, reg: PhysReg, dwords: u16) -> Result<u16, FaultKind> {
         let index = self.vgpr_index(reg, dwords)?;
         self.mem.check_write(reg, dwords)?;
-        self.hazards.valu_write(reg, dwords)?;
         Ok(index)
     }
 
@@ -297,6 +329,15 @@ impl Wave {
 
     // ---- operands ----
 
+    /// A source of type `ty` that is the same in every lane (a constant or scalar registers),
+    /// or a VGPR tuple; constants are widened as the hardware does for the type.
+    pub(crate) fn typed_operand(&self, op: &Operand, ty: Ty) -> Result<Src, FaultKind> {
+        if let OperandKind::Const(v) = op.kind {
+            return Ok(Src::Uniform(widen_typed(v, ty)));
+        }
+        self.vector_operand(op, ty.dwords())
+    }
+
     /// A scalar operand of `dwords` (1 or 2) dwords: a constant (sign-extended to 64 bits for
     /// a 64-bit operand) or scalar registers.
     pub(crate) fn scalar_operand(&self, op: &Operand, dwords: u16) -> Result<u64, FaultKind> {
@@ -338,6 +379,9 @@ impl Wave {
 
     /// Applies the register writes of memory operations that a wait has retired.
     pub(crate) fn complete(&mut self, writes: Vec<PendingWrite>) {
+        if writes.is_empty() {
+            return;
+        }
         for w in writes {
             match w {
                 PendingWrite::Scalar { reg, value } => self.write_sreg(reg, value),
@@ -365,6 +409,29 @@ pub(crate) fn widen_const(v: u32, dwords: u16) -> u64 {
     }
 }
 
+/// A constant as a source of type `ty`: f64 float constants and literals are their high dword
+/// (integer inline constants, -16..=64, are the integer itself, sign-extended); 64-bit integers
+/// are sign-extended; 16-bit types take the low half.
+pub(crate) fn widen_typed(v: u32, ty: Ty) -> u64 {
+    match ty {
+        Ty::F64 if !(-16..=64).contains(&(v as i32)) => (v as u64) << 32,
+        Ty::F64 | Ty::I64 | Ty::U64 => v as i32 as i64 as u64,
+        Ty::F16 | Ty::I16 | Ty::U16 => v as u64 & 0xffff,
+        _ => v as u64,
+    }
+}
+
+/// The value of an aperture source register (`src_shared_base`...).
+fn aperture(reg: u16) -> u64 {
+    let base = |hi: u32| (hi as u64) << 32;
+    match reg {
+        SRC_SHARED_BASE => base(SHARED_APERTURE_HI),
+        SRC_SHARED_LIMIT => base(SHARED_APERTURE_HI) | 0xffff_ffff,
+        SRC_PRIVATE_BASE => base(PRIVATE_APERTURE_HI),
+        _ => base(PRIVATE_APERTURE_HI) | 0xffff_ffff,
+    }
+}
+
 fn unimplemented_operand(reg: PhysReg) -> FaultKind {
     FaultKind::Unimplemented { opcode: String::from("operand"), detail: format!(": register number {}", reg.0) }
 }
@@ -376,11 +443,12 @@ fn missing_register() -> FaultKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::waitcnt_check::{Counter, Order};
+    use crate::memory::Action;
+    use crate::waitcnt_check::{Counter, Issue, Order};
     use isa::reg::RegClass;
 
     fn mode() -> FpMode {
-        FpMode { denorm32: 3, dx10_clamp: true }
+        FpMode { denorm32: 3, denorm16_64: 3, dx10_clamp: true, ieee: true }
     }
 
     #[test]
@@ -398,12 +466,17 @@ mod tests {
     fn reads_of_in_flight_registers_are_refused() {
         let mut w = Wave::new(32, 1, 8, mode());
         let writes = vec![PendingWrite::Vector { reg: PhysReg::vgpr(3), lanes: 1, values: vec![7; 32] }];
-        w.mem.issue(Counter::Vm, Order::Ordered, 0x20, writes, 63).unwrap();
+        let dests = vec![PhysReg::vgpr(3)];
+        let action = Action::Done(writes);
+        let mut device = crate::device::Device::new();
+        let mut mem = crate::memory::Memory { device: &mut device, lds: &mut [] };
+        let issue = Issue { counters: &[Counter::Vm], order: Order::Ordered, pc: 0x20, dests, action, step: 0 };
+        w.mem.issue(issue, false, &mut mem).unwrap();
         let op = Operand::phys(PhysReg::vgpr(3), RegClass::V1);
         assert!(matches!(w.vector_operand(&op, 1), Err(FaultKind::InFlightRead { issued_pc: 0x20, .. })));
         assert!(w.check_vdef(PhysReg::vgpr(2), 2).is_err());
-        let done = w.mem.wait(Counter::Vm, 0);
-        w.complete(done);
+        let done = w.mem.wait(Counter::Vm, 0, &mut mem);
+        w.complete(done.writes);
         let src = w.vector_operand(&op, 1).unwrap();
         assert_eq!(w.src(src, 0, 1), 7);
         assert!(w.check_vdef(PhysReg::vgpr(7), 2).is_err(), "v8 is outside the allocation");
@@ -412,8 +485,12 @@ mod tests {
     }
 
     #[test]
-    fn constants_widen_by_sign() {
+    fn constants_widen_by_sign_and_type() {
         assert_eq!(widen_const(0xffff_fff0, 2), 0xffff_ffff_ffff_fff0);
         assert_eq!(widen_const(0xffff_fff0, 1), 0xffff_fff0);
+        assert_eq!(widen_typed(0x3ff0_0000, Ty::F64), 1.0f64.to_bits());
+        assert_eq!(widen_typed(2, Ty::F64), 2);
+        assert_eq!(widen_typed(0xffff_ffff, Ty::F64), u64::MAX);
+        assert_eq!(widen_typed(0xffff_3c00, Ty::F16), 0x3c00);
     }
 }

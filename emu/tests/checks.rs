@@ -1,114 +1,16 @@
 //! The checker, one rule at a time, on small hand-written kernels (assembled by clang-19 and
-//! linked by ld.lld-19): each missing wait, write-after-write, hazard, bad access and bad
-//! program is reported with where and what, and each thing the hardware guarantees is not.
+//! linked by ld.lld-19): each missing wait, write-after-write, hazard (gfx942's wait states,
+//! gfx1100's `s_waitcnt_depctr` cases), bad access and bad program is reported with where and
+//! what, and each thing the hardware guarantees is not.
 //!
 //! Every kernel gets the kernarg pointer in s[0:1] and two buffer arguments, `in` at kernarg 0
 //! and `out` at kernarg 8; bodies usually start by loading both into s[4:7].
 
 mod common;
 
-use common::{assemble, bytes_to_words, words_to_bytes};
-use emu::{dispatch, load, ArgValue, Counter, Device, EmuError, FaultKind, Launch, Options, Program};
-
-/// The kernel `k` around `body`, for `cpu` (gfx1100 wave32 unless `wave64`, or gfx942).
-fn kernel(cpu: &str, wave64: bool, body: &str) -> Program {
-    let gfx11 = cpu.starts_with("gfx11");
-    let wave = if gfx11 && !wave64 { 32 } else { 64 };
-    let target_directives = if gfx11 {
-        format!(".amdhsa_wavefront_size32 {}", (wave == 32) as u32)
-    } else {
-        String::from(".amdhsa_accum_offset 16")
-    };
-    let source = format!(
-        r#"
-  .amdgcn_target "amdgcn-amd-amdhsa--{cpu}"
-  .text
-  .globl k
-  .p2align 8
-  .type k,@function
-k:
-{body}
-  s_endpgm
-.Lend:
-  .size k, .Lend-k
-  .rodata
-  .p2align 6
-  .amdhsa_kernel k
-    .amdhsa_user_sgpr_kernarg_segment_ptr 1
-    .amdhsa_user_sgpr_count 2
-    .amdhsa_system_sgpr_workgroup_id_x 1
-    .amdhsa_next_free_vgpr 16
-    .amdhsa_next_free_sgpr 16
-    .amdhsa_kernarg_size 16
-    {target_directives}
-  .end_amdhsa_kernel
-  .amdgpu_metadata
----
-amdhsa.version: [ 1, 2 ]
-amdhsa.target: amdgcn-amd-amdhsa--{cpu}
-amdhsa.kernels:
-  - .name: k
-    .symbol: k.kd
-    .kernarg_segment_size: 16
-    .kernarg_segment_align: 8
-    .group_segment_fixed_size: 0
-    .private_segment_fixed_size: 0
-    .wavefront_size: {wave}
-    .sgpr_count: 16
-    .vgpr_count: 16
-    .max_flat_workgroup_size: 256
-    .args:
-      - {{ .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
-      - {{ .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }}
-...
-  .end_amdgpu_metadata
-"#
-    );
-    let name = format!("check{:016x}", hash(&source));
-    load(&assemble(&name, cpu, wave64, &source)).unwrap_or_else(|e| panic!("{e}\n{body}"))
-}
-
-fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
-}
-
-/// Loads `in` and `out` into s[4:5] and s[6:7] (GFX11 syntax), and a byte offset 4 * lane in v1.
-const PROLOGUE_GFX11: &str = "
-  s_load_b128 s[4:7], s[0:1], 0x0
-  s_waitcnt lgkmcnt(0)
-  v_lshlrev_b32 v1, 2, v0";
-
-/// The same in GFX9 syntax.
-const PROLOGUE_GFX9: &str = "
-  s_load_dwordx4 s[4:7], s[0:1], 0x0
-  s_waitcnt lgkmcnt(0)
-  v_lshlrev_b32 v1, 2, v0";
-
-/// Runs `program` on `items` work-items in one group, with `in` = 0, 1, 2... and `out`
-/// zero-filled (`out_words` words); returns `out` or the error.
-fn run(program: &Program, items: u32, out_words: usize) -> Result<Vec<u32>, EmuError> {
-    let mut dev = Device::new();
-    let input = dev.alloc(words_to_bytes(&(0..256).collect::<Vec<u32>>()));
-    let out = dev.alloc(vec![0; out_words * 4]);
-    let options = Options { step_limit: 10_000, ..Options::default() };
-    dispatch(
-        &mut dev,
-        program,
-        "k",
-        &Launch::linear(items, items),
-        &[ArgValue::ptr(input), ArgValue::ptr(out)],
-        &options,
-    )?;
-    Ok(bytes_to_words(dev.buffer(out).unwrap()))
-}
-
-/// The fault and its PC.
-fn fault(result: Result<Vec<u32>, EmuError>) -> (FaultKind, u32, String) {
-    match result {
-        Err(EmuError::Fault { site, kind }) => (kind, site.pc, site.inst),
-        other => panic!("expected a fault, got {other:?}"),
-    }
-}
+use common::asm::{fault, kernel, run, PROLOGUE_GFX11, PROLOGUE_GFX9};
+use common::bytes_to_words;
+use emu::{dispatch, ArgValue, Counter, Device, EmuError, FaultKind, Launch, Options, Program};
 
 #[test]
 fn reading_a_register_of_a_load_in_flight_names_the_pc_register_and_counter() {
@@ -304,9 +206,13 @@ fn barriers_hold_every_wave_of_the_group() {
 
 #[test]
 fn vgprs_are_gone_after_dealloc_and_registers_outside_the_allocation_fault() {
-    let body = "  s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)\n  v_mov_b32 v1, 0";
+    let body = "  s_nop 0\n  s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)\n  v_mov_b32 v1, 0";
     let (kind, ..) = fault(run(&kernel("gfx1100", false, body), 32, 1));
     assert!(matches!(kind, FaultKind::VgprsReleased { .. }), "{kind:?}");
+    // The hardware needs the s_nop before the message.
+    let body = "  s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)";
+    let (kind, ..) = fault(run(&kernel("gfx1100", false, body), 32, 1));
+    assert!(matches!(kind, FaultKind::Hazard { ref what } if what.contains("s_nop")), "{kind:?}");
     let (kind, ..) = fault(run(&kernel("gfx1100", false, "  v_mov_b32 v40, 0"), 32, 1));
     assert!(matches!(kind, FaultKind::RegisterOutOfRange { limit: 16, .. }), "{kind:?}");
 }
@@ -355,4 +261,71 @@ fn vop3_modifiers_apply() {
         assert_eq!(f(64 + lane), 1.0 - 2.0 * x, "neg, lane {lane}");
         assert_eq!(out[96 + lane], (lane as u32).saturating_sub(3), "integer clamp, lane {lane}");
     }
+}
+
+/// The hazard the checker reports for `body`, or None when the run is clean.
+fn hazard_of(cpu: &str, wave64: bool, body: &str) -> Option<String> {
+    let items = if cpu == "gfx1100" && !wave64 { 32 } else { 64 };
+    match run(&kernel(cpu, wave64, body), items, 64) {
+        Ok(_) => None,
+        Err(EmuError::Fault { kind: FaultKind::Hazard { what }, .. }) => Some(what),
+        Err(e) => panic!("{cpu}: {e}\n{body}"),
+    }
+}
+
+#[test]
+fn gfx11_transcendental_results_need_va_vdst_before_use() {
+    let body = "  v_cvt_f32_u32 v1, v0\n  v_rcp_f32 v2, v1\n  MIT\n  v_add_f32 v3, v2, v2";
+    for wave64 in [false, true] {
+        let what = hazard_of("gfx1100", wave64, &body.replace("MIT", "")).expect("a hazard");
+        assert!(what.contains("transcendental") && what.contains("v2"), "{what}");
+        assert!(hazard_of("gfx1100", wave64, &body.replace("MIT", "s_waitcnt_depctr 0xfff")).is_none());
+        // s_nop does not help on GFX11; six other VALUs do.
+        assert!(hazard_of("gfx1100", wave64, &body.replace("MIT", "s_nop 7")).is_some());
+        let valus = "v_mov_b32 v4, 0\n".repeat(6);
+        assert!(hazard_of("gfx1100", wave64, &body.replace("MIT", &valus)).is_none());
+    }
+}
+
+#[test]
+fn gfx11_wave64_sgpr_mask_rewritten_after_a_valu_read_needs_sa_sdst() {
+    let body = "  s_mov_b64 s[8:9], -1\n  v_cndmask_b32_e64 v2, 0, 1, s[8:9]\n  s_mov_b64 s[8:9], 0\n  MIT\n  v_mov_b32 v3, s8";
+    let what = hazard_of("gfx1100", true, &body.replace("MIT", "")).expect("a hazard in wave64");
+    assert!(what.contains("lane mask") && what.contains("s8"), "{what}");
+    assert!(hazard_of("gfx1100", true, &body.replace("MIT", "s_waitcnt_depctr 0xfffe")).is_none());
+    let wave32 = body.replace("s[8:9]", "s8").replace("s_mov_b64", "s_mov_b32");
+    assert!(hazard_of("gfx1100", false, &wave32.replace("MIT", "")).is_none(), "wave32 has no such hazard");
+}
+
+#[test]
+fn gfx11_wave64_partial_forwarding_across_an_exec_write() {
+    let body = "  v_mov_b32 v2, 1\n  s_mov_b64 exec, -1\n  v_mov_b32 v3, 2\n  MIT\n  v_add_nc_u32 v4, v2, v3";
+    let what = hazard_of("gfx1100", true, &body.replace("MIT", "")).expect("a hazard in wave64");
+    assert!(what.contains("partial forwarding"), "{what}");
+    assert!(hazard_of("gfx1100", true, &body.replace("MIT", "s_waitcnt_depctr 0xfff")).is_none());
+    let wave32 = body.replace("s_mov_b64 exec, -1", "s_mov_b32 exec_lo, -1");
+    assert!(hazard_of("gfx1100", false, &wave32.replace("MIT", "")).is_none(), "wave32 has no such hazard");
+}
+
+#[test]
+fn gfx942_valu_written_vcc_and_sgprs_need_wait_states() {
+    // v_div_fmas after a VALU wrote VCC: 4 wait states.
+    let fmas = "  v_cmp_gt_u32 vcc, 5, v0\n  MIT\n  v_div_fmas_f32 v3, v1, v2, v1";
+    let what = hazard_of("gfx942", false, &fmas.replace("MIT", "s_nop 1")).expect("a hazard");
+    assert!(what.contains("v_div_fmas") && what.contains("4 are needed"), "{what}");
+    assert!(hazard_of("gfx942", false, &fmas.replace("MIT", "s_nop 3")).is_none());
+    // A VALU reading an SGPR (VCC) a VALU wrote: 2 wait states (not on gfx1100).
+    let mask = "  v_cmp_gt_u32 vcc, 5, v0\n  MIT\n  v_cndmask_b32 v2, 0, v1, vcc";
+    let what = hazard_of("gfx942", false, &mask.replace("MIT", "")).expect("a hazard");
+    assert!(what.contains("vcc") && what.contains("2 are needed"), "{what}");
+    assert!(hazard_of("gfx942", false, &mask.replace("MIT", "s_nop 1")).is_none());
+    assert!(hazard_of("gfx1100", true, &mask.replace("MIT", "")).is_none());
+}
+
+#[test]
+fn gfx942_scalar_load_clause_must_not_overwrite_what_it_reads() {
+    let body = "  s_load_dword s8, s[0:1], 0x0\n  MIT\n  s_load_dwordx2 s[0:1], s[0:1], 0x8\n  s_waitcnt lgkmcnt(0)";
+    let what = hazard_of("gfx942", false, &body.replace("MIT", "")).expect("a hazard under XNACK");
+    assert!(what.contains("clause") && what.contains("s[0:1]"), "{what}");
+    assert!(hazard_of("gfx942", false, &body.replace("MIT", "s_nop 0")).is_none());
 }

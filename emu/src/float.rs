@@ -1,0 +1,514 @@
+//! Floating-point helpers the vector ALU shares: f16 conversions with correct rounding, the
+//! AMD-specific operations (`frexp`, `ldexp`, the `div_scale`/`div_fmas`/`div_fixup` division
+//! steps, `cmp_class`, min/max with AMD's signed-zero and NaN rules), and the transcendental
+//! approximations.
+//!
+//! Accuracy of the transcendental operations (the hardware documents 1 ulp): `rcp`, `sqrt`
+//! (f32 and f64) and `rcp_f64` are correctly rounded; `rsq`, `exp`, `log`, `sin` and `cos` are
+//! computed in f64 from the exact input and rounded once to the result type, so they are
+//! within 0.5 ulp plus 2^-50 relative, hence within 1 ulp; `rsq_f64` is within 1 ulp (two f64
+//! roundings). Every f16 operation is rounded once from an exact (or exactly sticky) value.
+
+/// An f16 bit pattern as f64 (exact).
+pub(crate) fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = (h >> 10 & 0x1f) as i32;
+    let frac = (h & 0x3ff) as f64;
+    match exp {
+        0 => sign * frac * 2f64.powi(-24),
+        31 if frac == 0.0 => sign * f64::INFINITY,
+        31 => f64::from_bits(0x7ff8_0000_0000_0000 | ((h as u64 & 0x1ff) << 42) | ((h as u64 & 0x8000) << 48)),
+        _ => sign * (1024.0 + frac) * 2f64.powi(exp - 25),
+    }
+}
+
+/// The f16 nearest to `x` (ties to even), where a non-zero `sticky` says the exact value is a
+/// little above (positive) or below (negative) `x`: it breaks a tie `x` alone would make.
+pub(crate) fn f64_to_f16_sticky(x: f64, sticky: f64) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 48) & 0x8000) as u16;
+    if x.is_nan() {
+        return sign | 0x7e00 | ((bits >> 42) & 0x1ff) as u16;
+    }
+    let a = x.abs();
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    // Scale so that one f16 ulp at this magnitude is 1: ulp = 2^(max(e, -14) - 10).
+    let e = if a == 0.0 { -14 } else { (a.log2().floor() as i32).max(-14) };
+    let e = if a != 0.0 && a >= 2f64.powi(e + 1) {
+        e + 1
+    } else if e > -14 && a < 2f64.powi(e) {
+        e - 1
+    } else {
+        e
+    };
+    let scaled = a * 2f64.powi(10 - e); // exact: a power-of-two scaling
+    let floor = scaled.floor();
+    let frac = scaled - floor;
+    // The sticky part, in the direction of |x|.
+    let s = if x < 0.0 { -sticky } else { sticky };
+    let up = frac > 0.5 || (frac == 0.5 && (s > 0.0 || (s == 0.0 && floor % 2.0 == 1.0)));
+    let m = floor + if up { 1.0 } else { 0.0 };
+    let value = m * 2f64.powi(e - 10);
+    if value >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    // Re-encode the now exactly representable value.
+    let (exp_field, frac_field) = if value < 2f64.powi(-14) {
+        (0u16, (value * 2f64.powi(24)) as u16)
+    } else {
+        let ev = value.log2().floor() as i32;
+        let ev = if value >= 2f64.powi(ev + 1) {
+            ev + 1
+        } else if value < 2f64.powi(ev) {
+            ev - 1
+        } else {
+            ev
+        };
+        ((ev + 15) as u16, ((value / 2f64.powi(ev) - 1.0) * 1024.0) as u16)
+    };
+    sign | exp_field << 10 | frac_field
+}
+
+/// The f16 nearest to `x` (ties to even).
+pub(crate) fn f64_to_f16(x: f64) -> u16 {
+    f64_to_f16_sticky(x, 0.0)
+}
+
+/// The f16 nearest to `x` rounding toward zero.
+pub(crate) fn f64_to_f16_rtz(x: f64) -> u16 {
+    let h = f64_to_f16(x);
+    if x.is_nan() || x.is_infinite() {
+        return h;
+    }
+    // Rounded away from zero: step back one ulp toward zero (infinity from overflow included).
+    if f16_to_f64(h).abs() > x.abs() {
+        h - 1
+    } else {
+        h
+    }
+}
+
+/// `a * b + c` on f16 values, rounded once.
+pub(crate) fn fma_f16(a: u16, b: u16, c: u16) -> u16 {
+    let p = f16_to_f64(a) * f16_to_f64(b); // exact: 22 significant bits
+    let c = f16_to_f64(c);
+    let s = p + c;
+    // TwoSum: the rounding error of p + c, exact.
+    let bb = s - p;
+    let err = (p - (s - bb)) + (c - bb);
+    f64_to_f16_sticky(s, if s.is_finite() { err } else { 0.0 })
+}
+
+/// Whether an f16 is a denormal.
+pub(crate) fn f16_is_denormal(h: u16) -> bool {
+    h & 0x7c00 == 0 && h & 0x3ff != 0
+}
+
+/// Flushes a denormal of a float type (given by its bits and width) to a signed zero.
+pub(crate) fn flush_denormal(bits: u64, width: u32) -> u64 {
+    match width {
+        16 if f16_is_denormal(bits as u16) => bits & 0x8000,
+        32 if f32::from_bits(bits as u32).is_subnormal() => bits & 0x8000_0000,
+        64 if f64::from_bits(bits).is_subnormal() => bits & (1 << 63),
+        _ => bits,
+    }
+}
+
+/// A quiet NaN from any NaN.
+pub(crate) fn quiet32(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() | 0x0040_0000)
+}
+
+/// A quiet NaN from any NaN.
+pub(crate) fn quiet64(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() | 0x0008_0000_0000_0000)
+}
+
+fn is_snan32(x: f32) -> bool {
+    x.is_nan() && x.to_bits() & 0x0040_0000 == 0
+}
+
+fn is_snan64(x: f64) -> bool {
+    x.is_nan() && x.to_bits() & 0x0008_0000_0000_0000 == 0
+}
+
+/// AMD's f32 minimum or maximum: `-0 < +0`; in IEEE mode a signalling NaN input gives its
+/// quieted self, otherwise a NaN loses to a number.
+pub(crate) fn minmax32(a: f32, b: f32, max: bool, ieee: bool) -> f32 {
+    if ieee {
+        if is_snan32(a) {
+            return quiet32(a);
+        }
+        if is_snan32(b) {
+            return quiet32(b);
+        }
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a.is_nan() {
+        return b;
+    }
+    let a_first = if max { gt_signed_zero(a as f64, b as f64) } else { gt_signed_zero(b as f64, a as f64) };
+    if a_first {
+        a
+    } else {
+        b
+    }
+}
+
+/// AMD's f64 minimum or maximum (see [`minmax32`]).
+pub(crate) fn minmax64(a: f64, b: f64, max: bool, ieee: bool) -> f64 {
+    if ieee {
+        if is_snan64(a) {
+            return quiet64(a);
+        }
+        if is_snan64(b) {
+            return quiet64(b);
+        }
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a.is_nan() {
+        return b;
+    }
+    let a_first = if max { gt_signed_zero(a, b) } else { gt_signed_zero(b, a) };
+    if a_first {
+        a
+    } else {
+        b
+    }
+}
+
+/// `a > b` where `+0 > -0`.
+fn gt_signed_zero(a: f64, b: f64) -> bool {
+    a > b || (a == 0.0 && b == 0.0 && !a.is_sign_negative() && b.is_sign_negative())
+}
+
+/// The median of three (a NaN anywhere gives the minimum of the three, as the pseudocode
+/// says).
+pub(crate) fn med3(a: f64, b: f64, c: f64, min: impl Fn(f64, f64) -> f64, max: impl Fn(f64, f64) -> f64) -> f64 {
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return min(min(a, b), c);
+    }
+    let m = max(max(a, b), c);
+    if m == a {
+        max(b, c)
+    } else if m == b {
+        max(a, c)
+    } else {
+        max(a, b)
+    }
+}
+
+/// `frexp` exponent: `x = mant * 2^exp` with `mant` in [0.5, 1); 0 for 0, infinities and NaN.
+pub(crate) fn frexp_exp(x: f64) -> i32 {
+    if x == 0.0 || !x.is_finite() {
+        return 0;
+    }
+    let (_, e) = frexp(x);
+    e
+}
+
+/// `frexp` mantissa: in [0.5, 1) with the sign of `x`; infinities and NaN unchanged; 0 stays.
+pub(crate) fn frexp_mant(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    frexp(x).0
+}
+
+fn frexp(x: f64) -> (f64, i32) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0 {
+        // Denormal: normalize first.
+        let (m, e) = frexp(x * 2f64.powi(64));
+        return (m, e - 64);
+    }
+    let mant = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
+    (mant, exp - 1022)
+}
+
+/// `x * 2^n`, exactly rounded once (n saturated to a range where the result is decided).
+pub(crate) fn ldexp(x: f64, n: i32) -> f64 {
+    let n = n.clamp(-2200, 2200);
+    // Split so that no intermediate overflows or underflows before the last step.
+    let (a, b) = (n / 2, n - n / 2);
+    x * 2f64.powi(a) * 2f64.powi(b)
+}
+
+/// `x * 2^n` for f32, rounded once to f32.
+pub(crate) fn ldexp32(x: f32, n: i32) -> f32 {
+    ldexp(x as f64, n.clamp(-400, 400)) as f32
+}
+
+/// `x * 2^n` for f16, rounded once to f16.
+pub(crate) fn ldexp16(x: u16, n: i32) -> u16 {
+    f64_to_f16(ldexp(f16_to_f64(x), n.clamp(-100, 100)))
+}
+
+/// The unbiased exponent field of an f32 or f64 (as the pseudocode's `exponent()`: the raw
+/// biased field).
+fn exponent32(x: f32) -> i32 {
+    ((x.to_bits() >> 23) & 0xff) as i32
+}
+
+fn exponent64(x: f64) -> i32 {
+    ((x.to_bits() >> 52) & 0x7ff) as i32
+}
+
+/// `v_div_scale_f32`: the scaled operand and the VCC bit (the pseudocode's cases in order; the
+/// result is `a` when no case applies).
+pub(crate) fn div_scale32(a: f32, den: f32, num: f32) -> (f32, bool) {
+    let scale = |x: f32, n: i32| ldexp32(x, n);
+    let denorm = |x: f64| x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64;
+    if num == 0.0 || den == 0.0 {
+        return (f32::NAN, false);
+    }
+    if exponent32(num) - exponent32(den) >= 96 {
+        return (if a == den { scale(a, 64) } else { a }, true);
+    }
+    if den.is_subnormal() {
+        return (scale(a, 64), false);
+    }
+    let inv = 1.0 / den as f64;
+    let q = num / den;
+    if denorm(inv) && q.is_subnormal() {
+        return (if a == den { scale(a, 64) } else { a }, true);
+    }
+    if denorm(inv) {
+        return (scale(a, -64), false);
+    }
+    if q.is_subnormal() {
+        return (if a == num { scale(a, 64) } else { a }, true);
+    }
+    if exponent32(num) <= 23 {
+        return (scale(a, 64), false);
+    }
+    (a, false)
+}
+
+/// `v_div_scale_f64` (see [`div_scale32`]).
+pub(crate) fn div_scale64(a: f64, den: f64, num: f64) -> (f64, bool) {
+    if num == 0.0 || den == 0.0 {
+        return (f64::NAN, false);
+    }
+    if exponent64(num) - exponent64(den) >= 768 {
+        return (if a == den { ldexp(a, 128) } else { a }, true);
+    }
+    if den.is_subnormal() {
+        return (ldexp(a, 128), false);
+    }
+    let inv = 1.0 / den;
+    let q = num / den;
+    if inv.is_subnormal() && q.is_subnormal() {
+        return (if a == den { ldexp(a, 128) } else { a }, true);
+    }
+    if inv.is_subnormal() {
+        return (ldexp(a, -128), false);
+    }
+    if q.is_subnormal() {
+        return (if a == num { ldexp(a, 128) } else { a }, true);
+    }
+    if exponent64(num) <= 53 {
+        return (ldexp(a, 128), false);
+    }
+    (a, false)
+}
+
+/// The exponent `v_div_fmas` scales by when VCC is set: `+n` when the quotient estimate
+/// `|s2|` is at least 1 (the denominator was scaled up), `-n` otherwise (the numerator was).
+pub(crate) fn fmas_scale(s2_abs: f64, n: i32) -> i32 {
+    if s2_abs >= 1.0 {
+        n
+    } else {
+        -n
+    }
+}
+
+/// `v_div_fixup`: the special cases of `num / den` given the quotient estimate `q` (in f64,
+/// for every width; `bias`/`max_exp` are the type's, `underflow_gap` its `-150`/`-1075`).
+pub(crate) fn div_fixup(q: f64, den: f64, num: f64, width: u32) -> f64 {
+    let sign_neg = den.is_sign_negative() != num.is_sign_negative();
+    let signed = |x: f64| if sign_neg { -x } else { x };
+    let (gap, tiny, huge, exp_of, max_exp): (i32, f64, f64, fn(f64) -> i32, i32) = match width {
+        16 => (-25, 2f64.powi(-24), 65504.0, |x| ((crate::float::f64_to_f16(x) >> 10) & 0x1f) as i32, 31),
+        32 => (-150, f32::from_bits(1) as f64, f32::MAX as f64, |x| exponent32(x as f32), 255),
+        _ => (-1075, f64::from_bits(1), f64::MAX, exponent64, 2047),
+    };
+    let qnan = f64::from_bits(0xfff8_0000_0000_0000);
+    if num.is_nan() {
+        return quiet64(num);
+    }
+    if den.is_nan() {
+        return quiet64(den);
+    }
+    if den == 0.0 && num == 0.0 {
+        return qnan;
+    }
+    if den.is_infinite() && num.is_infinite() {
+        return qnan;
+    }
+    if den == 0.0 || num.is_infinite() {
+        return signed(f64::INFINITY);
+    }
+    if den.is_infinite() || num == 0.0 {
+        return signed(0.0);
+    }
+    if exp_of(num) - exp_of(den) < gap {
+        return signed(tiny);
+    }
+    if exp_of(den) == max_exp {
+        return signed(huge);
+    }
+    signed(q.abs())
+}
+
+/// `v_cmp_class`: whether the class of `x` (given as f64, with `snan` saying whether it was a
+/// signalling NaN and `denormal` whether it was a denormal of its own type) is in `mask`.
+pub(crate) fn class_of(x: f64, snan: bool, denormal: bool, mask: u32) -> bool {
+    let neg = x.is_sign_negative();
+    let bit = if x.is_nan() {
+        if snan {
+            0
+        } else {
+            1
+        }
+    } else if x.is_infinite() {
+        if neg {
+            2
+        } else {
+            9
+        }
+    } else if x == 0.0 {
+        if neg {
+            5
+        } else {
+            6
+        }
+    } else if denormal {
+        if neg {
+            4
+        } else {
+            7
+        }
+    } else if neg {
+        3
+    } else {
+        8
+    };
+    mask >> bit & 1 != 0
+}
+
+/// Whether float bits of `width` are a signalling NaN.
+pub(crate) fn is_snan(bits: u64, width: u32) -> bool {
+    match width {
+        16 => bits as u16 & 0x7c00 == 0x7c00 && bits as u16 & 0x3ff != 0 && bits & 0x200 == 0,
+        32 => is_snan32(f32::from_bits(bits as u32)),
+        _ => is_snan64(f64::from_bits(bits)),
+    }
+}
+
+/// `sin(2 pi x)` or `cos(2 pi x)`, for the `v_sin`/`v_cos` operations (the argument is in
+/// revolutions, reduced exactly before the f64 evaluation; the exact zeros stay exact).
+pub(crate) fn sin_cos_revolutions(x: f64, cos: bool) -> f64 {
+    if !x.is_finite() {
+        return f64::NAN;
+    }
+    let r = x - x.round(); // exact for f32 and f16 inputs, in [-0.5, 0.5]
+                           // cos(2 pi r) = sin(2 pi (r + 1/4)), reduced again.
+    let r = if cos { (r + 0.25) - (r + 0.25).round() } else { r };
+    if r == 0.0 || r.abs() == 0.5 {
+        return 0.0;
+    }
+    (r * core::f64::consts::TAU).sin()
+}
+
+/// Float to integer conversion as the hardware does it: NaN gives 0, out-of-range values
+/// saturate, the rest truncate toward zero.
+pub(crate) fn to_int(x: f64, min: f64, max: f64) -> i64 {
+    if x.is_nan() {
+        0
+    } else {
+        x.trunc().clamp(min, max) as i64
+    }
+}
+
+/// Round to nearest, ties to even.
+pub(crate) fn rndne(x: f64) -> f64 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
+        r - x.signum()
+    } else {
+        r
+    }
+}
+
+/// `x - floor(x)`, below 1 (the hardware clamps to the largest value under 1).
+pub(crate) fn fract(x: f64, below_one: f64) -> f64 {
+    if x.is_infinite() {
+        return f64::NAN;
+    }
+    (x - x.floor()).min(below_one)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_round_trips_and_rounds_to_even() {
+        for h in [0u16, 0x8000, 0x3c00, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x7c00, 0x3555] {
+            assert_eq!(f64_to_f16(f16_to_f64(h)), h, "{h:#x}");
+        }
+        // 1 + 2^-11 is halfway between 1 and the next f16: ties to even (1.0).
+        assert_eq!(f64_to_f16(1.0 + 2f64.powi(-11)), 0x3c00);
+        assert_eq!(f64_to_f16(1.0 + 3.0 * 2f64.powi(-11)), 0x3c02);
+        // A little above the tie rounds up.
+        assert_eq!(f64_to_f16_sticky(1.0 + 2f64.powi(-11), 1e-30), 0x3c01);
+        assert_eq!(f64_to_f16(65520.0), 0x7c00);
+        assert_eq!(f64_to_f16(65519.0), 0x7bff);
+        assert_eq!(f64_to_f16(2f64.powi(-25)), 0, "the tie at half the smallest denormal goes to even");
+        assert_eq!(f64_to_f16(3.0 * 2f64.powi(-26)), 1);
+        assert_eq!(f64_to_f16_rtz(1.0 + 3.0 * 2f64.powi(-11)), 0x3c01);
+        assert_eq!(f64_to_f16_rtz(1e9), 0x7bff);
+    }
+
+    #[test]
+    fn f16_fma_rounds_once() {
+        // 1 * (1 + 2^-10) + 2^-11 * (1 + tiny): the exact sum is just above a tie.
+        let a = 0x3c00;
+        let b = 0x3c01;
+        let c = f64_to_f16(2f64.powi(-11));
+        assert_eq!(fma_f16(a, b, c), f64_to_f16(f16_to_f64(b) + 2f64.powi(-11)));
+        let big = f64_to_f16(2048.0);
+        let tiny = f64_to_f16(2f64.powi(-20));
+        // 2048 + 1 is a tie between 2048 and 2050: even is 2048; a tiny extra rounds up.
+        assert_eq!(fma_f16(big, 0x3c00, f64_to_f16(1.0)), big);
+        let one_plus = fma_f16(0x3c00, f64_to_f16(1.0), tiny);
+        assert_eq!(one_plus, 0x3c00);
+        assert_eq!(fma_f16(f64_to_f16(1.0 + 2f64.powi(-10)), f64_to_f16(2048.0), f64_to_f16(-1.0)), f64_to_f16(2049.0));
+    }
+
+    #[test]
+    fn division_steps_follow_the_pseudocode() {
+        assert_eq!(frexp_exp(8.0), 4);
+        assert_eq!(frexp_mant(-8.0), -0.5);
+        assert_eq!(frexp_exp(f64::from_bits(1)), -1073);
+        assert_eq!(div_scale64(3.0, 3.0, 6.0), (3.0, false));
+        assert_eq!(div_fixup(2.0, 3.0, 6.0, 64), 2.0);
+        assert!(div_fixup(0.0, 0.0, 0.0, 64).is_nan());
+        assert_eq!(div_fixup(1.0, -0.0, 1.0, 32), f64::NEG_INFINITY);
+        assert!(class_of(-0.0, false, false, 1 << 5));
+        assert!(class_of(1e-310, false, true, 1 << 7));
+        assert_eq!(minmax32(-0.0, 0.0, true, true).to_bits(), 0.0f32.to_bits());
+        assert_eq!(minmax32(f32::NAN, 1.0, false, true), 1.0);
+        assert_eq!(rndne(2.5), 2.0);
+        assert_eq!(rndne(-3.5), -4.0);
+        assert!((sin_cos_revolutions(0.25, false) - 1.0).abs() < 1e-15);
+    }
+}

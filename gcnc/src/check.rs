@@ -67,11 +67,11 @@ pub enum CheckError {
     #[error(transparent)]
     Compile(#[from] CompileError),
     /// The reference interpreter faulted (the program itself is wrong).
-    #[error("on the reference interpreter")]
-    Interp(#[from] InterpError),
+    #[error("on the reference interpreter: {0}")]
+    Interp(InterpError),
     /// The compiled kernel faulted on the emulator (a missing wait, a hazard, a bad access).
-    #[error("on the emulator")]
-    Emu(#[from] emu::EmuError),
+    #[error("on the emulator: {0}")]
+    Emu(emu::EmuError),
     /// Wrong number of arguments.
     #[error("@{kernel} takes {expected} arguments, {got} given")]
     ArgCount {
@@ -101,6 +101,9 @@ pub fn check(
             got: args.len(),
         });
     }
+    // Compile first: a kernel the backend cannot compile is the first thing to report.
+    let compiled = compile(module, target, &Options::default())?;
+    let program = emu::load(&compiled.shared()).map_err(CheckError::Emu)?;
     // The interpreter.
     let mut memory = GlobalMemory::new();
     let bits: Vec<u64> = args
@@ -116,10 +119,9 @@ pub fn check(
         wave_size: target.wave_size,
         dyn_shared_bytes: launch.dyn_shared_bytes,
     };
-    interp::run_kernel(module, kernel, &ilaunch, &bits, &mut memory, &interp::Options::default())?;
+    interp::run_kernel(module, kernel, &ilaunch, &bits, &mut memory, &interp::Options::default())
+        .map_err(CheckError::Interp)?;
     // The compiled kernel on the emulator.
-    let compiled = compile(module, target, &Options::default())?;
-    let program = emu::load(&compiled.shared())?;
     let mut device = emu::Device::new();
     let mut eargs = Vec::with_capacity(args.len());
     let mut eaddrs = Vec::with_capacity(args.len());
@@ -139,7 +141,7 @@ pub fn check(
     }
     let elaunch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: launch.dyn_shared_bytes };
     let options = emu::Options { wave_size: Some(target.wave_size), seed: launch.seed, ..emu::Options::default() };
-    emu::dispatch(&mut device, &program, &func.name, &elaunch, &eargs, &options)?;
+    emu::dispatch(&mut device, &program, &func.name, &elaunch, &eargs, &options).map_err(CheckError::Emu)?;
     for (param, (a, (&ibits, eaddr))) in args.iter().zip(bits.iter().zip(&eaddrs)).enumerate() {
         let (CheckArg::Buffer { ty, .. }, Some(eaddr)) = (a, eaddr) else { continue };
         let expected = memory.buffer(ibits).unwrap_or_default();

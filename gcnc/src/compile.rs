@@ -35,6 +35,13 @@ pub enum CompileError {
     /// The module has no kernel.
     #[error("the module has no kernel")]
     NoKernel,
+    /// A generic processor's code needs code object V6 or later (AMDGPUUsage, generic
+    /// processors).
+    #[error("the generic processor {processor} needs code object version 6 (-mcode-object-version=6)")]
+    GenericNeedsV6 {
+        /// The processor.
+        processor: &'static str,
+    },
     /// Instruction selection failed.
     #[error("@{kernel}: {reason}")]
     Select {
@@ -76,6 +83,8 @@ pub struct KernelStats {
     pub vgprs: u16,
     /// `s_waitcnt` instructions inserted.
     pub waits: u32,
+    /// `s_nop` and `s_waitcnt_depctr` instructions inserted for hazards.
+    pub nops: u32,
     /// Time spent in each stage, in pipeline order.
     pub pass_times: Vec<(&'static str, Duration)>,
 }
@@ -109,6 +118,9 @@ impl Compiled {
 pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Compiled, CompileError> {
     verify_module(module).map_err(CompileError::Verify)?;
     let proc = target.processor();
+    if proc.generic.is_some() && options.code_object_version < CodeObjectVersion::V6 {
+        return Err(CompileError::GenericNeedsV6 { processor: proc.name });
+    }
     let mut compiled = Compiled {
         object: CodeObject { target: target.id, version: options.code_object_version, kernels: Vec::new() },
         asm: Vec::new(),
@@ -127,8 +139,11 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
         let t = Instant::now();
         let alloc = regalloc::allocate(&mut mir, proc)
             .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
-        isel::strip_implicit(&mut mir);
         timed("regalloc", t);
+        let t = Instant::now();
+        let hazards = sched::hazards::resolve_hazards(&mut mir);
+        isel::strip_implicit(&mut mir);
+        timed("hazards", t);
         let t = Instant::now();
         let waits = sched::waitcnt::insert_waits(&mut mir);
         timed("waitcnt", t);
@@ -165,6 +180,7 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
             sgprs: alloc.sgprs,
             vgprs: alloc.vgprs,
             waits: waits.waits,
+            nops: hazards.nops + hazards.depctrs,
             pass_times: times,
         });
         compiled.mir.push((kernel.clone(), mir.to_string()));

@@ -50,8 +50,8 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(
-                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waits",
-                s.name, s.instructions, s.bytes, s.sgprs, s.vgprs, s.waits
+                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waits, {} nops",
+                s.name, s.instructions, s.bytes, s.sgprs, s.vgprs, s.waits, s.nops
             );
             for (pass, time) in &s.pass_times {
                 eprintln!("  {pass:<10} {:>9.3} ms", time.as_secs_f64() * 1e3);

@@ -100,14 +100,19 @@ fn target_wave(program: &emu::Program, name: &str, target: &gcnc::Target) -> u32
 }
 
 /// A by-value argument of a code object: typed by the spec, or by the metadata's
-/// `.type_name` when it names a C scalar type; its size must match the metadata's.
+/// `.type_name` when it names a C scalar type; its size must match the metadata's, except that
+/// a 1- or 2-byte integer argument (`char`, `short`) takes an i32 or u32 value that fits.
 fn metadata_scalar(spec: &ArgSpec, arg: &Arg) -> Result<emu::ArgValue> {
+    // OpenCL's char and short arguments (1 and 2 bytes) are written as i32 or u32 values that
+    // must fit.
     let from_metadata = match arg.type_name.as_deref().map(|t| t.trim_end_matches('*').trim()) {
         Some("float") => Some(ScalarType::F32),
         Some("double") => Some(ScalarType::F64),
         Some("half") => Some(ScalarType::F16),
-        Some("int") => Some(ScalarType::I32),
-        Some("uint" | "unsigned int") => Some(ScalarType::U32),
+        Some("int" | "char" | "short") => Some(ScalarType::I32),
+        Some("uint" | "unsigned int" | "uchar" | "unsigned char" | "ushort" | "unsigned short") => {
+            Some(ScalarType::U32)
+        }
         Some("long") => Some(ScalarType::I64),
         Some("ulong" | "unsigned long") => Some(ScalarType::U64),
         _ => None,
@@ -117,7 +122,22 @@ fn metadata_scalar(spec: &ArgSpec, arg: &Arg) -> Result<emu::ArgValue> {
         _ => from_metadata,
     };
     let (ty, bits) = spec.scalar_bits(declared)?;
-    if ty.size() as u32 != arg.size {
+    let size = arg.size as usize;
+    let narrow_int = matches!(ty, ScalarType::I32 | ScalarType::U32) && (size == 1 || size == 2);
+    if narrow_int {
+        let fits = if ty == ScalarType::I32 {
+            let v = bits as u32 as i32 as i64;
+            let half = 1i64 << (8 * size - 1);
+            (-half..half).contains(&v)
+        } else {
+            (bits as u32 as u64) < 1u64 << (8 * size)
+        };
+        if !fits {
+            bail!("'{spec}' does not fit the kernel's {size}-byte argument");
+        }
+        return Ok(emu::ArgValue { bytes: bits.to_le_bytes()[..size].to_vec() });
+    }
+    if ty.size() != size {
         bail!("'{spec}' is {} bytes, the kernel's argument is {} bytes", ty.size(), arg.size);
     }
     Ok(emu::ArgValue { bytes: bits.to_le_bytes()[..ty.size()].to_vec() })

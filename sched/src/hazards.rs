@@ -1,0 +1,284 @@
+//! Hazard resolution: the wait states and dependency waits that gfx942 and gfx11 leave to
+//! software, inserted as `s_nop` and `s_waitcnt_depctr` (LLVM's GCNHazardRecognizer list; the
+//! emulator checks the same rules as the waves run).
+//!
+//! gfx942 (GFX9 with the gfx940 instructions) needs wait states between a VALU write and some
+//! later reads: of an SGPR by a VALU (2), of a VGPR by `v_readlane`/`v_readfirstlane` (1), of a
+//! transcendental result by another VALU (1), of EXEC by the lane-access instructions (4), of a
+//! lane select (4), of VCC by `v_div_fmas` (4), and a VALU write to the data of a pending store
+//! wider than 64 bits (2). The pass counts wait states back through the block and, at a block
+//! entered from more than one place or from later code, assumes the worst and pads with the
+//! largest requirement.
+//!
+//! gfx11 resolves its hazards with `s_waitcnt_depctr`: after a transcendental VALU (its result
+//! must not be read early), after an SALU write to EXEC in wave64 (partial forwarding), and
+//! after an SALU write to an SGPR that a VALU reads as a lane mask (wave64). These are placed
+//! conservatively, right after the writing instruction; `s_delay_alu` (a performance hint) is
+//! not emitted yet.
+//!
+//! The pass runs after register allocation and before the implicit operands (EXEC, SCC) are
+//! stripped, so it sees every register an instruction writes.
+
+use isa::mir::{Function, Inst};
+use isa::opcode::{Family, Format, Opcode};
+use isa::operands::{shape_of, Loc};
+use isa::reg::{PhysReg, RegType};
+
+/// The most wait states any gfx942 rule needs.
+const MAX_WAIT_STATES: u32 = 4;
+/// `s_waitcnt_depctr depctr_va_vdst(0)`: wait for every outstanding VALU write of a VGPR.
+const DEPCTR_VA_VDST0: u16 = 0x0f9f;
+/// `s_waitcnt_depctr depctr_sa_sdst(0)`: wait for every outstanding SALU write of an SGPR.
+const DEPCTR_SA_SDST0: u16 = 0xff9e;
+
+/// A run of registers, `start..start + n` in `PhysReg` numbering.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Run {
+    start: u16,
+    n: u16,
+}
+
+impl Run {
+    fn overlaps(self, other: Run) -> bool {
+        self.start < other.start + other.n && other.start < self.start + self.n
+    }
+
+    fn is(self, ty: RegType) -> bool {
+        PhysReg(self.start).reg_type() == ty
+    }
+}
+
+/// What the hazard rules need to know of one instruction.
+#[derive(Clone, Debug, Default)]
+struct Foot {
+    valu: bool,
+    salu: bool,
+    trans: bool,
+    defs: Vec<Run>,
+    uses: Vec<Run>,
+    /// The VGPR `v_readlane`/`v_readfirstlane` read.
+    lane_source: Option<Run>,
+    /// `v_readlane`, `v_readfirstlane` or `v_writelane`.
+    lane_access: bool,
+    /// The SGPR lane select of `v_readlane`/`v_writelane`.
+    lane_select: Option<Run>,
+    /// SGPRs a VALU reads as a lane mask.
+    masks: Vec<Run>,
+    /// `v_div_fmas_*` (reads VCC).
+    div_fmas: bool,
+    /// The data registers of a store wider than 64 bits.
+    wide_store_data: Option<Run>,
+    /// Wait states this instruction provides.
+    wait_states: u32,
+}
+
+fn run_of(reg: Option<PhysReg>, size: u8) -> Option<Run> {
+    reg.map(|r| Run { start: r.0, n: size.max(1) as u16 })
+}
+
+/// Whether a VALU operation is transcendental (issued to the separate trans unit).
+fn is_trans(name: &str) -> bool {
+    ["v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        && !name.ends_with("_f64")
+}
+
+fn footprint(inst: &Inst, family: Family) -> Foot {
+    let format = inst.opcode.format(family);
+    let valu = matches!(
+        format,
+        Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3sd | Format::Vop3p | Format::Vopd
+    );
+    let salu = matches!(format, Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc);
+    let name = inst.opcode.name(family);
+    let mut f = Foot {
+        valu,
+        salu,
+        trans: valu && is_trans(name),
+        defs: inst.defs.iter().filter_map(|d| run_of(d.reg, d.rc.size)).collect(),
+        uses: inst.ops.iter().filter_map(|o| run_of(o.reg, o.rc().map_or(1, |rc| rc.size))).collect(),
+        div_fmas: name.starts_with("v_div_fmas"),
+        wait_states: if inst.opcode == Opcode::SNop { (inst.fields.imm as u32 & 0xf) + 1 } else { 1 },
+        ..Foot::default()
+    };
+    let lane_op = matches!(inst.opcode, Opcode::VReadlaneB32 | Opcode::VReadfirstlaneB32 | Opcode::VWritelaneB32);
+    if lane_op {
+        f.lane_access = true;
+        if inst.opcode != Opcode::VWritelaneB32 {
+            f.lane_source = inst.ops.first().and_then(|o| run_of(o.reg, 1));
+        }
+        if inst.opcode != Opcode::VReadfirstlaneB32 {
+            f.lane_select = inst.ops.get(1).and_then(|o| run_of(o.reg, 1)).filter(|r| r.is(RegType::Sgpr));
+        }
+    }
+    if let Some(shape) = shape_of(inst.opcode, family) {
+        if valu {
+            for (slot, op) in shape.ops.iter().zip(&inst.ops) {
+                if slot.loc == Loc::Mask {
+                    f.masks.extend(run_of(op.reg, op.rc().map_or(1, |rc| rc.size)));
+                }
+            }
+        }
+        let is_store = matches!(format, Format::Global | Format::Flat | Format::Scratch) && inst.defs.is_empty();
+        if is_store {
+            // The data is the last operand of a store's assembly syntax.
+            if let Some(data) = shape.ops.len().checked_sub(1).and_then(|i| inst.ops.get(i)) {
+                f.wide_store_data = run_of(data.reg, data.rc().map_or(1, |rc| rc.size)).filter(|r| r.n > 2);
+            }
+        }
+    }
+    f
+}
+
+/// The wait states `next` needs after the instructions of `history` (oldest first).
+fn needed_gfx942(history: &[Foot], next: &Foot) -> u32 {
+    let mut need = 0;
+    let mut ws = 0;
+    for h in history.iter().rev() {
+        if ws >= MAX_WAIT_STATES {
+            break;
+        }
+        let mut require = |n: u32| need = need.max(n.saturating_sub(ws));
+        if h.valu {
+            let writes = |r: Run| h.defs.iter().any(|d| d.overlaps(r));
+            if next.valu && next.uses.iter().any(|&u| u.is(RegType::Sgpr) && writes(u)) {
+                require(2);
+            }
+            if next.lane_source.is_some_and(writes) {
+                require(1);
+            }
+            if h.trans && next.valu && !next.trans && next.uses.iter().any(|&u| u.is(RegType::Vgpr) && writes(u)) {
+                require(1);
+            }
+            if next.lane_access && writes(Run { start: PhysReg::EXEC.0, n: 2 }) {
+                require(4);
+            }
+            if next.lane_select.is_some_and(writes) {
+                require(4);
+            }
+            if next.div_fmas && writes(Run { start: PhysReg::VCC.0, n: 2 }) {
+                require(4);
+            }
+        }
+        if let Some(data) = h.wide_store_data {
+            if next.valu && next.defs.iter().any(|d| d.overlaps(data)) {
+                require(2);
+            }
+        }
+        ws += h.wait_states;
+    }
+    need
+}
+
+fn nop(wait_states: u32) -> Inst {
+    let mut inst = Inst::new(Opcode::SNop, &[], &[]);
+    inst.fields.imm = (wait_states - 1) as u16;
+    inst
+}
+
+fn depctr(imm: u16) -> Inst {
+    let mut inst = Inst::new(Opcode::SWaitcntDepctr, &[], &[]);
+    inst.fields.imm = imm;
+    inst
+}
+
+/// Counts of what the pass inserted.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct HazardStats {
+    /// `s_nop` instructions inserted.
+    pub nops: u32,
+    /// `s_waitcnt_depctr` instructions inserted.
+    pub depctrs: u32,
+}
+
+/// Inserts what the hazards of `func`'s generation need. Blocks are in linear order.
+pub fn resolve_hazards(func: &mut Function) -> HazardStats {
+    match func.family {
+        Family::Gfx9 => resolve_gfx942(func),
+        Family::Gfx11 => resolve_gfx11(func),
+    }
+}
+
+fn resolve_gfx942(func: &mut Function) -> HazardStats {
+    let family = func.family;
+    let mut stats = HazardStats::default();
+    // The history at the end of each block, for blocks entered from exactly one earlier block.
+    let mut tails: Vec<Vec<Foot>> = vec![Vec::new(); func.blocks.len()];
+    for b in 0..func.blocks.len() {
+        let preds = &func.blocks[b].linear_preds;
+        let mut history = match preds.as_slice() {
+            [] => Vec::new(),
+            [p] if (*p as usize) < b => tails[*p as usize].clone(),
+            // Entered from several places or from later code: assume the worst.
+            _ => vec![Foot { valu: true, salu: false, wait_states: 1, ..worst_case() }],
+        };
+        let block = &mut func.blocks[b];
+        let mut out = Vec::with_capacity(block.insts.len());
+        for inst in block.insts.drain(..) {
+            let foot = footprint(&inst, family);
+            if !inst.opcode.is_pseudo() {
+                let need = needed_gfx942(&history, &foot);
+                if need > 0 {
+                    out.push(nop(need));
+                    history.push(Foot { wait_states: need, ..Foot::default() });
+                    stats.nops += 1;
+                }
+                history.push(foot);
+                // Only the last few wait states matter.
+                let mut ws = 0;
+                let keep = history.iter().rev().take_while(|h| {
+                    let more = ws < MAX_WAIT_STATES;
+                    ws += h.wait_states;
+                    more
+                });
+                let keep = keep.count();
+                history.drain(..history.len() - keep);
+            }
+            out.push(inst);
+        }
+        block.insts = out;
+        tails[b] = history;
+    }
+    stats
+}
+
+/// A history entry that conflicts with every rule: a VALU that wrote every register.
+fn worst_case() -> Foot {
+    let all = Run { start: 0, n: PhysReg::AGPR0 + 256 };
+    Foot { valu: true, trans: true, defs: vec![all], wide_store_data: Some(all), ..Foot::default() }
+}
+
+fn resolve_gfx11(func: &mut Function) -> HazardStats {
+    let family = func.family;
+    let wave64 = func.wave_size == 64;
+    let mut stats = HazardStats::default();
+    // Every SGPR some VALU reads as a lane mask.
+    let masks: Vec<Run> =
+        func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| footprint(i, family).masks).collect();
+    for block in &mut func.blocks {
+        let mut out = Vec::with_capacity(block.insts.len());
+        for inst in block.insts.drain(..) {
+            let foot = footprint(&inst, family);
+            out.push(inst);
+            let mut imm = 0xffffu16;
+            if foot.trans {
+                imm &= DEPCTR_VA_VDST0;
+            }
+            if wave64 && foot.salu {
+                if foot.defs.iter().any(|d| d.overlaps(Run { start: PhysReg::EXEC.0, n: 2 })) {
+                    imm &= DEPCTR_VA_VDST0;
+                }
+                if foot.defs.iter().any(|d| masks.iter().any(|m| m.overlaps(*d))) {
+                    imm &= DEPCTR_SA_SDST0;
+                }
+            }
+            if imm != 0xffff {
+                out.push(depctr(imm));
+                stats.depctrs += 1;
+            }
+        }
+        block.insts = out;
+    }
+    stats
+}

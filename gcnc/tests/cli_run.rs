@@ -15,7 +15,7 @@ fn text(bytes: &[u8]) -> String {
 
 const VADD: &[&str] = &["run", "examples/vadd.gir", "--device", "interp", "--grid", "1000", "--block", "256"];
 
-/// README's main command, word for word: compile for gfx1100 and run on the emulator.
+/// README's main command, word for word: compile saxpy.gk for gfx1100 and run it on the emulator.
 #[test]
 fn readme_main_command_runs_on_the_emulator() {
     let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
@@ -28,8 +28,9 @@ fn readme_main_command_runs_on_the_emulator() {
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines[0], "parameter 2 (f32[8]):");
+    // y[i] = 2 * i + 1, computed here.
     for (i, line) in lines[1..].iter().enumerate() {
-        assert_eq!(*line, format!("[{i}] {:?}", i as f32 + 2.0));
+        assert_eq!(*line, format!("[{i}] {:?}", 2.0f32.mul_add(i as f32, 1.0)));
     }
     assert_eq!(lines.len(), 9);
 }

@@ -19,6 +19,7 @@ pub mod decode;
 pub mod encode;
 pub mod encoding;
 pub mod mir;
+pub mod mir_parse;
 pub mod opcode;
 pub mod operands;
 pub mod processor;

@@ -21,13 +21,23 @@ fn default_output(opts: &CompileOpts, kind: EmitKind) -> PathBuf {
     opts.input.with_extension(ext)
 }
 
+/// Writes the output whole or not at all; `-o -` writes to standard output.
+fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    if path.as_os_str() == "-" {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        return out.write_all(bytes).and_then(|()| out.flush()).context("cannot write to standard output");
+    }
+    write_file_atomically(path, bytes)
+}
+
 /// Runs `gcnc compile`.
 pub fn run(opts: &CompileOpts) -> Result<()> {
     let module = crate::source::load_module(&opts.input)?;
     let kind = opts.emit_kind();
     let output = opts.output.clone().unwrap_or_else(|| default_output(opts, kind));
     if kind == EmitKind::Ir {
-        return write_file_atomically(&output, module.to_string().as_bytes());
+        return write_output(&output, module.to_string().as_bytes());
     }
     let target = opts.target.target()?;
     let version = match opts.code_object_version {
@@ -46,7 +56,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
         EmitKind::Mir => compiled.mir.iter().map(|(_, text)| text.as_str()).collect::<String>().into_bytes(),
         EmitKind::Ir => unreachable!("handled above"),
     };
-    write_file_atomically(&output, &bytes)?;
+    write_output(&output, &bytes)?;
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(

@@ -1,27 +1,86 @@
-//! Register allocation on SSA MIR.
+//! Register allocation on SSA MIR, in the style of Mesa's ACO: no interference graph and no
+//! spill-cost search, but liveness on the two CFGs, a register demand that counts tuples with
+//! their alignment, and an assignment that gives each value its register at its definition,
+//! moving live values with parallel copies when tuples need room or registers are fixed.
 //!
-//! Today this crate holds the thin end-to-end path's allocation: [`trivial::assign`] gives
-//! every temporary its own register, [`ssa_elim`] turns phis and parallel copies into moves, and
-//! [`parallel_copy::resolve`] orders simultaneous moves and breaks their cycles. The regalloc
-//! issue replaces the trivial assignment with liveness, register demand, an SSA allocator that
-//! places aligned tuples, and a validator that re-checks every allocation.
+//! ```text
+//!  MIR from isel (temporaries, phis, fixed registers)
+//!      │ liveness::analyze   live-in/out on the logical and linear CFGs, kill flags, demand
+//!      │ assign::assign      registers for every value; copies and renaming phis where values move
+//!      │ validate (debug)    the allocation re-checked symbolically against the input
+//!      ▼ ssa_elim           phis → parallel copies → moves and swaps (parallel_copy::resolve)
+//!  MIR with physical registers only where it matters to the encoder
+//! ```
+//!
+//! [`allocate`] runs the whole stage; [`demand`] turns register counts into waves per SIMD, and
+//! [`generate`] makes random MIR functions for the tests, the benchmark and fuzzing.
 #![deny(missing_docs)]
 
+pub mod assign;
+pub mod demand;
+pub mod generate;
+pub mod liveness;
 pub mod parallel_copy;
+mod regset;
 pub mod ssa_elim;
-pub mod trivial;
+pub mod validate;
 
+use demand::{Occupancy, RegisterDemand};
 use isa::mir::Function;
 use isa::processor::Processor;
 use isa::reg::{PhysReg, RegType, Temp};
 use thiserror::Error;
-pub use trivial::Allocation;
+pub use validate::ValidationError;
+
+/// What an allocation used: the descriptor's register counts come from here.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Allocation {
+    /// One past the highest plain SGPR used (VCC and other specials excluded).
+    pub sgprs: u16,
+    /// One past the highest VGPR used.
+    pub vgprs: u16,
+    /// Whether VCC is read or written.
+    pub uses_vcc: bool,
+    /// The most registers the program needs at once (liveness), for comparison.
+    pub demand: RegisterDemand,
+    /// Registers (dwords) the allocation moved with copies inside blocks.
+    pub moved: u32,
+}
+
+impl Allocation {
+    /// The registers `func` uses, read from its operands and results (the kernel's inputs
+    /// included, since the hardware writes them).
+    pub fn measure(func: &Function) -> Allocation {
+        let mut alloc = Allocation::default();
+        for inst in func.blocks.iter().flat_map(|b| b.insts.iter()) {
+            let regs = inst.defs.iter().filter_map(|d| Some((d.reg?, d.rc.size)));
+            let regs = regs.chain(inst.ops.iter().filter_map(|o| Some((o.reg?, o.rc()?.size))));
+            for (reg, size) in regs {
+                let end = reg.index() + u16::from(size);
+                match reg.reg_type() {
+                    RegType::Sgpr if reg.is_plain_sgpr() => alloc.sgprs = alloc.sgprs.max(end),
+                    RegType::Vgpr => alloc.vgprs = alloc.vgprs.max(end),
+                    _ => {}
+                }
+                alloc.uses_vcc |= reg == PhysReg::VCC || reg == PhysReg::VCC_HI;
+            }
+        }
+        alloc
+    }
+
+    /// The waves per SIMD this allocation allows on `proc` in waves of `wave_size`.
+    pub fn occupancy(&self, proc: &Processor, wave_size: u32) -> Occupancy {
+        demand::occupancy(proc, wave_size, self.sgprs, self.vgprs, self.uses_vcc)
+    }
+}
 
 /// Why allocation failed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum AllocError {
     /// The kernel needs more registers of a file than the processor has (no spilling yet).
-    #[error("@{kernel} needs {demand} {file:?}s, more than the {limit} the processor has (spilling is not implemented)")]
+    #[error(
+        "@{kernel} needs {demand} {file:?}s, more than the {limit} the processor has (spilling is not implemented)"
+    )]
     DemandTooHigh {
         /// The kernel.
         kernel: String,
@@ -32,7 +91,7 @@ pub enum AllocError {
         /// Registers available.
         limit: u16,
     },
-    /// A temporary is required in two different registers.
+    /// A temporary is required in two different registers by one instruction.
     #[error("{temp} is fixed to both {first:?} and {second:?}")]
     ConflictingFixedRegisters {
         /// The temporary.
@@ -42,22 +101,52 @@ pub enum AllocError {
         /// The second register.
         second: PhysReg,
     },
-    /// A temporary is used but never defined.
-    #[error("{0} is used but never defined")]
+    /// A temporary is read where no definition of it reaches.
+    #[error("{0} is used but not defined on every path to its use")]
     UndefinedTemp(Temp),
-    /// A copy operand has no register after assignment (an internal error).
-    #[error("a copy operand has no register after assignment")]
-    Unassigned,
-    /// Something the thin allocator does not handle yet.
-    #[error("register allocation does not support {0} yet")]
-    Unsupported(&'static str),
+    /// A temporary is defined more than once (the MIR is not SSA).
+    #[error("{0} is defined more than once")]
+    DefinedTwice(Temp),
+    /// The input asks for something the allocator does not do.
+    #[error("@{kernel}, BB{block}: register allocation does not support {what}")]
+    Unsupported {
+        /// The kernel.
+        kernel: String,
+        /// The block.
+        block: u32,
+        /// What.
+        what: &'static str,
+    },
+    /// An inconsistency inside the allocator (a bug).
+    #[error("@{kernel}: internal register allocation error: {message}")]
+    Internal {
+        /// The kernel.
+        kernel: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The validator rejected the allocation (a bug).
+    #[error("the allocation does not validate: {0}")]
+    Invalid(ValidationError),
 }
 
-/// Assigns registers and eliminates SSA: the whole allocation stage of the pipeline.
+/// Assigns registers and eliminates SSA: the whole allocation stage of the pipeline. In debug
+/// builds the result is validated against the input ([`validate::validate`]).
 pub fn allocate(func: &mut Function, proc: &Processor) -> Result<Allocation, AllocError> {
-    let mut alloc = trivial::assign(func, proc)?;
-    ssa_elim::eliminate_phis(func);
-    ssa_elim::lower_vectors(func)?;
-    ssa_elim::lower_parallel_copies(func, &mut alloc, proc)?;
+    let before = cfg!(debug_assertions).then(|| func.clone());
+    let live = liveness::analyze(func, proc)?;
+    let stats = assign::assign(func, &live, proc)?;
+    ssa_elim::eliminate(func, proc)?;
+    let mut alloc = Allocation::measure(func);
+    alloc.demand = live.max_demand;
+    alloc.moved = stats.moved;
+    for (file, used, limit) in [(RegType::Sgpr, alloc.sgprs, proc.sgprs), (RegType::Vgpr, alloc.vgprs, proc.vgprs)] {
+        if used > limit {
+            return Err(AllocError::DemandTooHigh { kernel: func.name.clone(), file, demand: used, limit });
+        }
+    }
+    if let Some(before) = before {
+        validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
+    }
     Ok(alloc)
 }

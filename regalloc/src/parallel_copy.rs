@@ -44,7 +44,11 @@ pub fn resolve(copies: &[(u16, Source)], can_swap: bool, scratch: Option<u16>) -
     let mut steps = Vec::with_capacity(pending.len() + 1);
     // How many pending copies read each location, so a move is ready when its destination is
     // read by none. Locations are small numbers; a dense table keeps this linear.
-    let size = pending.iter().map(|&(d, s)| d.max(if let Source::Loc(l) = s { l } else { 0 })).max().map_or(0, |m| m as usize + 1);
+    let size = pending
+        .iter()
+        .map(|&(d, s)| d.max(if let Source::Loc(l) = s { l } else { 0 }))
+        .max()
+        .map_or(0, |m| m as usize + 1);
     let mut readers = vec![0u32; size];
     for &(_, s) in &pending {
         if let Source::Loc(l) = s {
@@ -86,6 +90,14 @@ pub fn resolve(copies: &[(u16, Source)], can_swap: bool, scratch: Option<u16>) -
                     readers[src as usize] += 1;
                 }
             }
+            // The copy that closed the cycle now copies src onto itself: drop it.
+            pending.retain(|&(d, s)| {
+                let done = s == Source::Loc(d);
+                if done {
+                    readers[d as usize] -= 1;
+                }
+                !done
+            });
         } else {
             let scratch = scratch?;
             // Save dst's old value, then let its readers read the scratch copy.
@@ -143,8 +155,15 @@ mod tests {
                 assert_eq!(v, 1000 + i as u32, "location {i} clobbered by {steps:?}");
             }
         }
-        // No more steps than copies plus one per cycle.
+        // No more steps than copies plus one per cycle, and no swap of a location with itself
+        // (an exclusive-or swap would zero it).
         assert!(steps.len() <= 2 * copies.len() + 1);
+        assert!(steps.iter().all(|s| !matches!(s, Step::Swap { a, b } if a == b)), "{steps:?}");
+        if can_swap {
+            // A cycle of k locations takes k - 1 swaps.
+            let moves = copies.iter().filter(|&&(d, s)| s != Source::Loc(d)).count();
+            assert!(steps.len() <= moves, "{copies:?}: {steps:?}");
+        }
     }
 
     #[test]
@@ -178,7 +197,16 @@ mod tests {
             let count = 1 + next(size as u64) as usize;
             let copies: Vec<(u16, Source)> = dsts[..count]
                 .iter()
-                .map(|&d| (d, if next(8) == 0 { Source::Const(next(100) as u32) } else { Source::Loc(next(size as u64) as u16) }))
+                .map(|&d| {
+                    (
+                        d,
+                        if next(8) == 0 {
+                            Source::Const(next(100) as u32)
+                        } else {
+                            Source::Loc(next(size as u64) as u16)
+                        },
+                    )
+                })
                 .collect();
             let can_swap = case % 2 == 0;
             // The scratch is a location outside the ones the copies use.

@@ -1,0 +1,359 @@
+//! Register demand and occupancy: how many registers of each file a set of live values needs
+//! at once, counting tuples by size *and alignment* (two live 3-register VGPR tuples on gfx942,
+//! where tuples start at even registers, need 7), and how many waves per SIMD a register count
+//! lets the hardware run.
+//!
+//! The demand of a set of values is the end of their first-fit packing in a fixed order:
+//! largest alignment first, tuples whose size is a multiple of their alignment before the
+//! others, larger before smaller, each at the lowest aligned free interval. The assignment's
+//! compaction packs in the same order, so whenever nothing is pinned it reaches the demand.
+//!
+//! Occupancy needs the SIMD's register files and allocation granules, which are not the
+//! descriptor's encoding granules: they come from LLVM's `AMDGPUBaseInfo.cpp`
+//! (`getVGPRAllocGranule`, `getTotalNumVGPRs`, `getMaxWavesPerEU`, `getOccupancyWithNumSGPRs`).
+//! They belong in `isa`'s processor table; until it has them, `simd_files` here is their one
+//! home.
+//! The SGPRs the hardware adds (VCC, FLAT_SCRATCH, XNACK_MASK) and the unified VGPR count of
+//! gfx90a/gfx942 come from `runtime_abi::descriptor`.
+
+use crate::regset::RegSet;
+use isa::processor::{Feature, Generation, Processor};
+use isa::reg::{RegClass, RegType};
+use runtime_abi::descriptor::{extra_sgprs, total_vgprs, RegisterUse};
+
+/// Registers needed at once, per file (AGPRs are not allocated yet).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RegisterDemand {
+    /// SGPRs (ordinary ones; values living in VCC, SCC, M0 or EXEC are not counted).
+    pub sgprs: u16,
+    /// VGPRs.
+    pub vgprs: u16,
+}
+
+impl RegisterDemand {
+    /// The larger of two demands, file by file.
+    pub fn max(self, other: RegisterDemand) -> RegisterDemand {
+        RegisterDemand { sgprs: self.sgprs.max(other.sgprs), vgprs: self.vgprs.max(other.vgprs) }
+    }
+
+    /// The waves per SIMD a kernel needing exactly this many registers could reach (VCC
+    /// assumed used, as nearly every kernel does).
+    pub fn occupancy(&self, proc: &Processor, wave_size: u32) -> Occupancy {
+        occupancy(proc, wave_size, self.sgprs, self.vgprs, true)
+    }
+}
+
+/// The alignment, in registers, of a tuple of class `rc` on `proc`: SGPR pairs at even
+/// registers and wider SGPR tuples at multiples of 4; VGPR tuples at even registers where the
+/// processor requires it (gfx90a, gfx942), anywhere otherwise.
+pub fn alignment(rc: RegClass, proc: &Processor) -> u16 {
+    match (rc.ty, rc.size) {
+        (RegType::Sgpr, 2) => 2,
+        (RegType::Sgpr, s) if s >= 3 => 4,
+        (RegType::Vgpr | RegType::Agpr, s) if s >= 2 && proc.aligned_vgpr_tuples => 2,
+        _ => 1,
+    }
+}
+
+/// Index of a file in per-file tables: SGPRs 0, VGPRs (and AGPRs) 1.
+pub(crate) fn file_index(ty: RegType) -> usize {
+    usize::from(ty != RegType::Sgpr)
+}
+
+/// Live values counted by file and size, with the demand they make.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pressure {
+    counts: [[u32; 17]; 2],
+}
+
+impl Pressure {
+    /// Counts one more value of class `rc`.
+    pub(crate) fn add(&mut self, rc: RegClass) {
+        self.counts[file_index(rc.ty)][usize::from(rc.size.min(16))] += 1;
+    }
+
+    /// Counts one value of class `rc` less.
+    pub(crate) fn remove(&mut self, rc: RegClass) {
+        let c = &mut self.counts[file_index(rc.ty)][usize::from(rc.size.min(16))];
+        *c = c.saturating_sub(1);
+    }
+
+    /// The registers the counted values need on `proc`.
+    pub(crate) fn demand(&self, proc: &Processor) -> RegisterDemand {
+        let size = |file: RegType| {
+            let packed = packed_size(&self.counts[file_index(file)], |s| {
+                alignment(RegClass { ty: file, size: s, linear: false }, proc)
+            });
+            packed.min(u32::from(u16::MAX)) as u16
+        };
+        RegisterDemand { sgprs: size(RegType::Sgpr), vgprs: size(RegType::Vgpr) }
+    }
+}
+
+/// Splits the free registers `from..to` (relative to an aligned origin) into aligned pairs
+/// and single registers: `(singles, pairs)`.
+fn holes(from: u32, to: u32) -> (u32, u32) {
+    let (mut singles, mut pairs, mut x) = (0, 0, from);
+    while x < to {
+        if x % 2 == 0 && x + 2 <= to {
+            pairs += 1;
+            x += 2;
+        } else {
+            singles += 1;
+            x += 1;
+        }
+    }
+    (singles, pairs)
+}
+
+/// The order in which values are packed: by alignment (largest first), sizes that are a
+/// multiple of their alignment first, then by size (largest first). Smaller keys go first.
+pub(crate) fn pack_key(size: u16, align: u16) -> (u16, bool, u16) {
+    (u16::MAX - align, !size.is_multiple_of(align), u16::MAX - size)
+}
+
+/// The end of the first-fit packing (in the order of [`pack_key`]) of `counts[s]` tuples of
+/// `s` registers for each `s` in `1..=16`, each aligned to `align(s)` (1, 2 or 4). Computed
+/// from the counts alone: holes left by alignment padding are counted as free single registers
+/// and free aligned pairs, which later pairs and single registers fill first, as first-fit
+/// does.
+pub(crate) fn packed_size(counts: &[u32; 17], align: impl Fn(u8) -> u16) -> u32 {
+    // The sizes present, in packing order (no allocation: this runs at every instruction).
+    let mut sizes = [(0u16, 0u16); 16];
+    let mut n = 0;
+    for s in (1..=16u16).filter(|&s| counts[usize::from(s)] > 0) {
+        sizes[n] = (s, align(s as u8).max(1));
+        n += 1;
+    }
+    sizes[..n].sort_unstable_by_key(|&(s, a)| pack_key(s, a));
+    let (mut end, mut singles, mut pairs) = (0u32, 0u32, 0u32);
+    for &(size, a) in &sizes[..n] {
+        let (size, a) = (u32::from(size), u32::from(a));
+        let mut n = counts[size as usize];
+        if size == 2 {
+            let t = n.min(pairs);
+            pairs -= t;
+            n -= t;
+        }
+        if size == 1 {
+            let t = n.min(singles);
+            singles -= t;
+            n -= t;
+            let t = n.min(2 * pairs);
+            pairs -= t.div_ceil(2);
+            singles += t % 2;
+            n -= t;
+        }
+        if n == 0 {
+            continue;
+        }
+        let aligned = end.next_multiple_of(a);
+        let (s, p) = holes(end, aligned);
+        let rounded = size.next_multiple_of(a);
+        let (ts, tp) = holes(size, rounded);
+        singles += s + (n - 1) * ts;
+        pairs += p + (n - 1) * tp;
+        end = aligned + (n - 1) * rounded + size;
+    }
+    end
+}
+
+/// What limits the waves a SIMD can run of a kernel.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Limiter {
+    /// Nothing the kernel uses: the hardware's maximum.
+    Hardware,
+    /// The VGPR file.
+    Vgprs,
+    /// The SGPR file (GFX9 only; GFX10+ gives every wave its SGPRs).
+    Sgprs,
+}
+
+/// The waves per SIMD a kernel's register use allows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Occupancy {
+    /// Waves per SIMD.
+    pub waves_per_simd: u16,
+    /// The hardware's maximum waves per SIMD.
+    pub max_waves_per_simd: u16,
+    /// What limits it.
+    pub limiter: Limiter,
+}
+
+/// A SIMD's register resources as they bound occupancy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct SimdFiles {
+    /// Waves per SIMD at most.
+    max_waves: u16,
+    /// VGPRs per lane in the SIMD's file, shared by its waves.
+    vgpr_total: u16,
+    /// VGPRs are given to waves in blocks of this many.
+    vgpr_granule: u16,
+    /// Whether SGPR use limits occupancy (GFX9; GFX10+ gives every wave its SGPRs).
+    sgpr_limited: bool,
+}
+
+/// The SIMD register files of `proc` in waves of `wave_size` (LLVM `AMDGPUBaseInfo.cpp`):
+/// GFX9 has 256 VGPRs per lane in granules of 4 and 10 waves; gfx90a/gfx942 512 (ArchVGPRs and
+/// AGPRs together) in granules of 8 and 8 waves; GFX10.3 1024 (wave32) or 512 (wave64) in
+/// granules of 16 or 8 and 16 waves; gfx1100, gfx1101, gfx1151 and GFX12 half again as many
+/// (1536 or 768, granules of 24 or 12), the other GFX11 processors as GFX10.3.
+fn simd_files(proc: &Processor, wave_size: u32) -> SimdFiles {
+    let wave32 = wave_size == 32;
+    let (max_waves, vgpr_total, vgpr_granule, sgpr_limited) = match proc.generation {
+        Generation::Gfx9 if proc.unified_vgpr_file => (8, 512, 8, true),
+        Generation::Gfx9 => (10, 256, 4, true),
+        Generation::Gfx11 if !matches!(proc.name, "gfx1100" | "gfx1101" | "gfx1151") => {
+            (16, if wave32 { 1024 } else { 512 }, if wave32 { 16 } else { 8 }, false)
+        }
+        Generation::Gfx10 => (16, if wave32 { 1024 } else { 512 }, if wave32 { 16 } else { 8 }, false),
+        Generation::Gfx11 | Generation::Gfx12 => {
+            (16, if wave32 { 1536 } else { 768 }, if wave32 { 24 } else { 12 }, false)
+        }
+    };
+    SimdFiles { max_waves, vgpr_total, vgpr_granule, sgpr_limited }
+}
+
+/// Waves per SIMD with `sgprs` SGPRs (VCC and the other extras added here) on GFX9 (LLVM's
+/// `getOccupancyWithNumSGPRs` for GFX8-GFX9: 800 SGPRs per SIMD).
+fn sgpr_waves(total_sgprs: u16) -> u16 {
+    match total_sgprs {
+        0..=80 => 10,
+        81..=88 => 9,
+        89..=100 => 8,
+        _ => 7,
+    }
+}
+
+/// The waves per SIMD a kernel with `sgprs` SGPRs and `vgprs` VGPRs (next free register of
+/// each file, VCC excluded; no AGPRs) can reach on `proc` in waves of `wave_size`.
+pub fn occupancy(proc: &Processor, wave_size: u32, sgprs: u16, vgprs: u16, uses_vcc: bool) -> Occupancy {
+    let files = simd_files(proc, wave_size);
+    let regs = RegisterUse { vgprs, agprs: 0, sgprs, uses_vcc, wave_size };
+    let vgprs = total_vgprs(proc, &regs);
+    let by_vgprs = if vgprs < files.vgpr_granule {
+        files.max_waves
+    } else {
+        (files.vgpr_total / vgprs.next_multiple_of(files.vgpr_granule)).clamp(1, files.max_waves)
+    };
+    let by_sgprs = if files.sgpr_limited {
+        sgpr_waves(sgprs + extra_sgprs(proc, uses_vcc, false, proc.supports(Feature::Xnack))).min(files.max_waves)
+    } else {
+        files.max_waves
+    };
+    let waves = by_vgprs.min(by_sgprs);
+    let limiter = if waves == files.max_waves {
+        Limiter::Hardware
+    } else if by_vgprs <= by_sgprs {
+        Limiter::Vgprs
+    } else {
+        Limiter::Sgprs
+    };
+    Occupancy { waves_per_simd: waves, max_waves_per_simd: files.max_waves, limiter }
+}
+
+/// One tuple to pack with [`first_fit`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Item {
+    /// Registers.
+    pub(crate) size: u16,
+    /// Alignment in registers.
+    pub(crate) align: u16,
+    /// Whether the tuple must also avoid the `kept` registers.
+    pub(crate) avoid_kept: bool,
+}
+
+/// First-fit packing of explicit tuples in the order of [`pack_key`] below `limit`, around
+/// the registers in `busy` (and, for items that ask, those in `kept`): each item's first
+/// register, in input order. What [`packed_size`] computes from counts when nothing is busy,
+/// and what compaction does around pinned registers.
+pub(crate) fn first_fit(items: &[Item], mut busy: RegSet, kept: RegSet, limit: u16) -> Option<Vec<u16>> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| pack_key(items[i].size, items[i].align));
+    let mut at = vec![0u16; items.len()];
+    for i in order {
+        let item = items[i];
+        let taken = if item.avoid_kept { busy.union(&kept) } else { busy };
+        let p = taken.lowest_fit(item.size, item.align, limit)?;
+        busy.insert_range(p, item.size);
+        at[i] = p;
+    }
+    Some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proc(name: &str) -> &'static Processor {
+        Processor::find(name).unwrap()
+    }
+
+    fn demand_of(classes: &[RegClass], name: &str) -> RegisterDemand {
+        let mut p = Pressure::default();
+        classes.iter().for_each(|&rc| p.add(rc));
+        p.demand(proc(name))
+    }
+
+    #[test]
+    fn tuples_count_with_their_alignment() {
+        let v3 = RegClass::vgpr(3);
+        assert_eq!(demand_of(&[v3, v3], "gfx942").vgprs, 7);
+        assert_eq!(demand_of(&[v3, v3], "gfx1100").vgprs, 6);
+        assert_eq!(demand_of(&[v3, v3, RegClass::V1], "gfx942").vgprs, 7);
+        assert_eq!(demand_of(&[v3, RegClass::V2], "gfx942").vgprs, 5);
+        assert_eq!(demand_of(&[RegClass::S1, RegClass::S4, RegClass::S2], "gfx1100").sgprs, 7);
+        assert_eq!(demand_of(&[RegClass::sgpr(3), RegClass::S4, RegClass::S2], "gfx1100").sgprs, 10);
+        assert_eq!(demand_of(&[RegClass::sgpr(3), RegClass::S1], "gfx1100").sgprs, 4);
+        assert_eq!(demand_of(&[], "gfx942"), RegisterDemand::default());
+    }
+
+    /// The count-based packing and an explicit first fit agree on generated sets.
+    #[test]
+    fn packed_size_is_first_fit() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for case in 0..5000 {
+            let sizes: &[u8] = if case % 2 == 0 { &[1, 2, 3, 4, 8] } else { &[1, 2, 3, 4, 5, 6, 7, 8, 16] };
+            let mut counts = [0u32; 17];
+            let mut items = Vec::new();
+            for _ in 0..next(24) {
+                let s = sizes[next(sizes.len() as u64) as usize];
+                counts[usize::from(s)] += 1;
+            }
+            for (ty, name) in [(RegType::Sgpr, "gfx1100"), (RegType::Vgpr, "gfx942"), (RegType::Vgpr, "gfx1100")] {
+                let align = |s: u8| alignment(RegClass { ty, size: s, linear: false }, proc(name));
+                items.clear();
+                for s in 1..=16u8 {
+                    let item = Item { size: u16::from(s), align: align(s), avoid_kept: false };
+                    items.extend((0..counts[usize::from(s)]).map(|_| item));
+                }
+                let at = first_fit(&items, RegSet::default(), RegSet::default(), RegSet::CAPACITY).unwrap();
+                let end = items.iter().zip(&at).map(|(item, &p)| p + item.size).max().unwrap_or(0);
+                assert_eq!(packed_size(&counts, align), u32::from(end), "{ty:?} on {name}: {items:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn occupancy_follows_the_simd_files() {
+        let gfx1100 = proc("gfx1100");
+        let o = occupancy(gfx1100, 32, 20, 24, true);
+        assert_eq!((o.waves_per_simd, o.limiter), (16, Limiter::Hardware));
+        assert_eq!(occupancy(gfx1100, 32, 20, 97, true).waves_per_simd, 12);
+        assert_eq!(occupancy(gfx1100, 64, 20, 97, true).waves_per_simd, 7);
+        let gfx942 = proc("gfx942");
+        assert_eq!(occupancy(gfx942, 64, 20, 64, true).waves_per_simd, 8);
+        let o = occupancy(gfx942, 64, 20, 65, true);
+        assert_eq!((o.waves_per_simd, o.limiter), (7, Limiter::Vgprs));
+        // 90 SGPRs plus 6 extras on gfx942: 96, which gives 8 waves (the maximum there).
+        assert_eq!(occupancy(gfx942, 64, 90, 8, true).waves_per_simd, 8);
+        let gfx900 = proc("gfx900");
+        let o = occupancy(gfx900, 64, 90, 8, true);
+        assert_eq!((o.waves_per_simd, o.limiter), (8, Limiter::Sgprs));
+        assert_eq!(occupancy(gfx900, 64, 8, 256, true).waves_per_simd, 1);
+    }
+}

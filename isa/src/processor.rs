@@ -86,6 +86,14 @@ pub struct Processor {
     /// Whether 64-bit VGPR tuples must start at an even register (gfx90a, gfx942,
     /// gfx9-4-generic).
     pub aligned_vgpr_tuples: bool,
+    /// Waves a SIMD can hold at most (LLVM `AMDGPUBaseInfo`: 10 on GFX9, 8 on gfx90a/gfx942,
+    /// 16 on GFX10+).
+    pub max_waves_per_simd: u16,
+    /// VGPRs per lane in a SIMD's file for wave64, shared by its waves (ArchVGPRs and AGPRs
+    /// together on gfx90a/gfx942); wave32 has twice as many on GFX10+.
+    pub simd_vgprs_wave64: u16,
+    /// VGPRs are given to a wave64 in blocks of this many; wave32 blocks are twice as large.
+    pub vgpr_alloc_granule_wave64: u16,
     /// Whether kernel arguments can be preloaded into user SGPRs (the "kernarg preload"
     /// feature of NEW:94 and NEW:488: gfx90a, gfx942, gfx9-4-generic; LLVM's
     /// `FeatureKernargPreload`, whose `.amdhsa_user_sgpr_kernarg_preload_*` directives
@@ -147,6 +155,9 @@ const GFX900: Processor = Processor {
     gfx90a_insts: false,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
+    max_waves_per_simd: 10,
+    simd_vgprs_wave64: 256,
+    vgpr_alloc_granule_wave64: 4,
     generic: None,
 };
 
@@ -169,6 +180,9 @@ const GFX906: Processor = Processor {
     gfx90a_insts: false,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
+    max_waves_per_simd: 10,
+    simd_vgprs_wave64: 256,
+    vgpr_alloc_granule_wave64: 4,
     generic: None,
 };
 
@@ -191,6 +205,9 @@ const GFX908: Processor = Processor {
     gfx90a_insts: false,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
+    max_waves_per_simd: 10,
+    simd_vgprs_wave64: 256,
+    vgpr_alloc_granule_wave64: 4,
     generic: None,
 };
 
@@ -213,6 +230,9 @@ const GFX90A: Processor = Processor {
     gfx90a_insts: true,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
+    max_waves_per_simd: 8,
+    simd_vgprs_wave64: 512,
+    vgpr_alloc_granule_wave64: 8,
     generic: None,
 };
 
@@ -235,6 +255,9 @@ const GFX942: Processor = Processor {
     gfx90a_insts: true,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
+    max_waves_per_simd: 8,
+    simd_vgprs_wave64: 512,
+    vgpr_alloc_granule_wave64: 8,
     generic: None,
 };
 
@@ -257,6 +280,9 @@ const GFX1030: Processor = Processor {
     gfx90a_insts: false,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
+    max_waves_per_simd: 16,
+    simd_vgprs_wave64: 512,
+    vgpr_alloc_granule_wave64: 8,
     generic: None,
 };
 
@@ -279,6 +305,9 @@ const GFX1100: Processor = Processor {
     gfx90a_insts: false,
     icache_line_bytes: 128,
     user_sgpr_init16_bug: true,
+    max_waves_per_simd: 16,
+    simd_vgprs_wave64: 768,
+    vgpr_alloc_granule_wave64: 12,
     generic: None,
 };
 
@@ -301,6 +330,9 @@ const GFX1200: Processor = Processor {
     gfx90a_insts: false,
     icache_line_bytes: 128,
     user_sgpr_init16_bug: false,
+    max_waves_per_simd: 16,
+    simd_vgprs_wave64: 768,
+    vgpr_alloc_granule_wave64: 12,
     generic: None,
 };
 
@@ -340,7 +372,9 @@ pub static PROCESSORS: &[Processor] = &[
         &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
     ),
     generic(
-        GFX1100,
+        // gfx1102/gfx1103 have the smaller GFX11 VGPR file, so the generic code may not assume
+        // gfx1100's (LLVM's gfx11-generic lacks FeatureGFX11FullVGPRs).
+        Processor { simd_vgprs_wave64: 512, vgpr_alloc_granule_wave64: 8, ..GFX1100 },
         "gfx11-generic",
         0x054,
         &[],
@@ -362,6 +396,39 @@ impl Processor {
         } else {
             64
         }
+    }
+
+    /// VGPRs per lane in a SIMD's file for waves of `wave_size`.
+    pub fn simd_vgprs(&self, wave_size: u32) -> u16 {
+        if wave_size == 32 && self.wave32 {
+            2 * self.simd_vgprs_wave64
+        } else {
+            self.simd_vgprs_wave64
+        }
+    }
+
+    /// The block size in which a wave of `wave_size` is given VGPRs.
+    pub fn vgpr_alloc_granule(&self, wave_size: u32) -> u16 {
+        if wave_size == 32 && self.wave32 {
+            2 * self.vgpr_alloc_granule_wave64
+        } else {
+            self.vgpr_alloc_granule_wave64
+        }
+    }
+
+    /// The granule of the kernel descriptor's GRANULATED_WORKITEM_VGPR_COUNT (NEW:4250): 8 on
+    /// gfx90a/gfx942 (the unified file) and on GFX10+ wave32, 4 otherwise.
+    pub fn vgpr_encoding_granule(&self, wave_size: u32) -> u16 {
+        if self.unified_vgpr_file || (self.generation >= Generation::Gfx10 && wave_size == 32) {
+            8
+        } else {
+            4
+        }
+    }
+
+    /// Whether SGPR use bounds occupancy (GFX9; GFX10+ gives every wave its SGPRs).
+    pub fn sgprs_limit_occupancy(&self) -> bool {
+        self.generation == Generation::Gfx9
     }
 
     /// Whether the processor supports `feature` in its target ID.
@@ -572,14 +639,31 @@ mod tests {
             if let Some(info) = &p.generic {
                 assert_eq!(info.version, 1, "{}", p.name);
                 // The first supported processor, where it is a row, has the same facts but for
-                // the name, EF_AMDGPU_MACH and being generic.
+                // the name, EF_AMDGPU_MACH and being generic — and for gfx11-generic the VGPR
+                // file, which must fit gfx1102/gfx1103's smaller one.
                 if let Some(first) = Processor::find(info.supported[0]) {
-                    let renamed = Processor { name: p.name, mach: p.mach, generic: None, ..*first };
+                    let renamed = Processor {
+                        name: p.name,
+                        mach: p.mach,
+                        generic: None,
+                        simd_vgprs_wave64: p.simd_vgprs_wave64,
+                        vgpr_alloc_granule_wave64: p.vgpr_alloc_granule_wave64,
+                        ..*first
+                    };
                     assert_eq!(Processor { generic: None, ..*p }, renamed, "{}", p.name);
                 }
             }
         }
         assert_eq!(generic("gfx9-4-generic").mach, 0x05f);
+        assert_eq!(
+            (generic("gfx11-generic").simd_vgprs(32), generic("gfx11-generic").vgpr_alloc_granule(32)),
+            (1024, 16)
+        );
+        let gfx1100 = Processor::find("gfx1100").unwrap();
+        assert_eq!(
+            (gfx1100.simd_vgprs(32), gfx1100.vgpr_alloc_granule(64), gfx1100.max_waves_per_simd),
+            (1536, 12, 16)
+        );
         assert!(generic("gfx9-4-generic").kernarg_preload && generic("gfx9-4-generic").gfx90a_insts);
         assert!(!generic("gfx9-generic").kernarg_preload);
         assert_eq!(generic("gfx10-1-generic").features, [Feature::Xnack]);

@@ -17,7 +17,7 @@
 //! gfx90a/gfx942 come from `runtime_abi::descriptor`.
 
 use crate::regset::RegSet;
-use isa::processor::{Feature, Generation, Processor};
+use isa::processor::{Feature, Processor};
 use isa::reg::{RegClass, RegType};
 use runtime_abi::descriptor::{extra_sgprs, total_vgprs, RegisterUse};
 
@@ -193,25 +193,15 @@ struct SimdFiles {
     sgpr_limited: bool,
 }
 
-/// The SIMD register files of `proc` in waves of `wave_size` (LLVM `AMDGPUBaseInfo.cpp`):
-/// GFX9 has 256 VGPRs per lane in granules of 4 and 10 waves; gfx90a/gfx942 512 (ArchVGPRs and
-/// AGPRs together) in granules of 8 and 8 waves; GFX10.3 1024 (wave32) or 512 (wave64) in
-/// granules of 16 or 8 and 16 waves; gfx1100, gfx1101, gfx1151 and GFX12 half again as many
-/// (1536 or 768, granules of 24 or 12), the other GFX11 processors as GFX10.3.
+/// The SIMD register files of `proc` in waves of `wave_size`, from the processor table (LLVM's
+/// `AMDGPUBaseInfo.cpp` facts live there).
 fn simd_files(proc: &Processor, wave_size: u32) -> SimdFiles {
-    let wave32 = wave_size == 32;
-    let (max_waves, vgpr_total, vgpr_granule, sgpr_limited) = match proc.generation {
-        Generation::Gfx9 if proc.unified_vgpr_file => (8, 512, 8, true),
-        Generation::Gfx9 => (10, 256, 4, true),
-        Generation::Gfx11 if !matches!(proc.name, "gfx1100" | "gfx1101" | "gfx1151") => {
-            (16, if wave32 { 1024 } else { 512 }, if wave32 { 16 } else { 8 }, false)
-        }
-        Generation::Gfx10 => (16, if wave32 { 1024 } else { 512 }, if wave32 { 16 } else { 8 }, false),
-        Generation::Gfx11 | Generation::Gfx12 => {
-            (16, if wave32 { 1536 } else { 768 }, if wave32 { 24 } else { 12 }, false)
-        }
-    };
-    SimdFiles { max_waves, vgpr_total, vgpr_granule, sgpr_limited }
+    SimdFiles {
+        max_waves: proc.max_waves_per_simd,
+        vgpr_total: proc.simd_vgprs(wave_size),
+        vgpr_granule: proc.vgpr_alloc_granule(wave_size),
+        sgpr_limited: proc.sgprs_limit_occupancy(),
+    }
 }
 
 /// Waves per SIMD with `sgprs` SGPRs (VCC and the other extras added here) on GFX9 (LLVM's

@@ -567,7 +567,7 @@ pub fn set_register_counts(desc: &mut KernelDescriptor, proc: &Processor, regs: 
 /// FLAT_SCRATCH_INIT is enabled).
 pub fn set_register_counts_with_extra(desc: &mut KernelDescriptor, proc: &Processor, regs: &RegisterUse, extra: u16) {
     let gen = proc.generation;
-    let vgpr_granule = if proc.unified_vgpr_file || (gen >= Generation::Gfx10 && regs.wave_size == 32) { 8 } else { 4 };
+    let vgpr_granule = u32::from(proc.vgpr_encoding_granule(regs.wave_size));
     desc.rsrc1.granulated_workitem_vgpr_count = granulated(total_vgprs(proc, regs).into(), vgpr_granule, 6);
     desc.rsrc1.granulated_wavefront_sgpr_count =
         if gen >= Generation::Gfx10 { 0 } else { granulated((regs.sgprs + extra).into(), 8, 4) };

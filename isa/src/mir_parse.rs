@@ -319,9 +319,10 @@ pub fn parse_function(text: &str, family: Family) -> Result<Function, MirParseEr
         for linear in [false, true] {
             let preds = if linear { func.blocks[b].linear_preds.clone() } else { func.blocks[b].logical_preds.clone() };
             for p in preds {
-                let pred = func.blocks.get_mut(p as usize).filter(|_| p < count).ok_or_else(|| {
-                    fail(header_line, format!("BB{b} names predecessor BB{p}, which does not exist"))
-                })?;
+                let pred =
+                    func.blocks.get_mut(p as usize).filter(|_| p < count).ok_or_else(|| {
+                        fail(header_line, format!("BB{b} names predecessor BB{p}, which does not exist"))
+                    })?;
                 if linear {
                     pred.linear_succs.push(b as u32);
                 } else {

@@ -59,7 +59,7 @@ pub fn descriptor_fields(
     let preload = proc.kernarg_preload;
     const D: bool = true; // set by an `.amdhsa_*` directive
     const O: bool = false; // another field
-    // (present, directive, name, value): directives in clang -S order, then the other fields.
+                           // (present, directive, name, value): directives in clang -S order, then the other fields.
     let fields = [
         (true, D, "group_segment_fixed_size", desc.group_segment_fixed_size.into()),
         (true, D, "private_segment_fixed_size", desc.private_segment_fixed_size.into()),

@@ -23,10 +23,8 @@ pub const EF_AMDGPU_FEATURE_SRAMECC: u32 = 0xc00;
 /// The generic-processor version of e_flags (V6, generic processors only).
 pub const EF_AMDGPU_GENERIC_VERSION: u32 = 0xff00_0000;
 /// The e_flags bits no V4-V6 field covers: they must be 0.
-pub const EF_AMDGPU_RESERVED: u32 = !(EF_AMDGPU_MACH
-    | EF_AMDGPU_FEATURE_XNACK
-    | EF_AMDGPU_FEATURE_SRAMECC
-    | EF_AMDGPU_GENERIC_VERSION);
+pub const EF_AMDGPU_RESERVED: u32 =
+    !(EF_AMDGPU_MACH | EF_AMDGPU_FEATURE_XNACK | EF_AMDGPU_FEATURE_SRAMECC | EF_AMDGPU_GENERIC_VERSION);
 /// The file offset of e_flags in an ELF64 header.
 pub const E_FLAGS_OFFSET: u64 = 48;
 
@@ -166,7 +164,8 @@ pub fn target_from_e_flags(flags: u32, version: Option<CodeObjectVersion>) -> Re
     if fields.reserved != 0 {
         return Err(bad(format!("reserved bits {:#x} are set", fields.reserved)));
     }
-    let proc = fields.processor().ok_or_else(|| bad(format!("EF_AMDGPU_MACH {:#x} is no known processor", fields.mach)))?;
+    let proc =
+        fields.processor().ok_or_else(|| bad(format!("EF_AMDGPU_MACH {:#x} is no known processor", fields.mach)))?;
     let setting = |flag: FeatureFlag, feature: Feature| match (flag.setting(), proc.supports(feature)) {
         (None, false) => Ok(FeatureSetting::Any),
         (Some(setting), true) => Ok(setting),

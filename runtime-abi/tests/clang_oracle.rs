@@ -129,7 +129,8 @@ fn inspect_reports_clangs_metadata_and_directives() {
             let label = format!("{label} {name}");
             assert_eq!(text(kernel, "name"), *name);
             let symbol = format!("{name}.kd");
-            let their_meta = their_kernels.iter().find(|k| k.get(".symbol").and_then(Doc::scalar_text) == Some(symbol.clone()));
+            let their_meta =
+                their_kernels.iter().find(|k| k.get(".symbol").and_then(Doc::scalar_text) == Some(symbol.clone()));
             assert_same_doc(kernel.get("metadata").unwrap(), their_meta.unwrap(), &label);
             checked.1 += 1;
 
@@ -170,7 +171,10 @@ fn inspect_reports_clangs_metadata_and_directives() {
         }
         checked.0 += 1;
     }
-    println!("inspect: {} objects, {} kernels, {} directives agree with clang-19 and llvm-readobj-19", checked.0, checked.1, checked.2);
+    println!(
+        "inspect: {} objects, {} kernels, {} directives agree with clang-19 and llvm-readobj-19",
+        checked.0, checked.1, checked.2
+    );
 }
 
 /// Reading clang's ET_REL and writing it back through the typed structures reproduces every
@@ -510,7 +514,8 @@ fn our_shared_objects_match_lld() {
             .collect();
         let start = format!("--start-address={:#x}", entries.iter().min().unwrap());
         let flags = build.objdump_flags();
-        let from_entries = instructions(&run_clean("llvm-objdump-19", &[&["-d", &start], &flags[..]].concat(), &ours_path));
+        let from_entries =
+            instructions(&run_clean("llvm-objdump-19", &[&["-d", &start], &flags[..]].concat(), &ours_path));
         let lld_code = run_clean("llvm-objdump-19", &[&["-d"], &flags[..]].concat(), &theirs_path);
         for (index, kernel) in obj.kernels.iter().enumerate() {
             let name = &kernel.name;
@@ -522,7 +527,11 @@ fn our_shared_objects_match_lld() {
             let len = kernel.code.len() as u64;
             let expected = function(&lld_code, name, len);
             assert!(!expected.is_empty(), "{label} {name}");
-            assert_eq!(instructions_in(&from_entries, entries[index], len), expected, "{label} {name}: code at our entry");
+            assert_eq!(
+                instructions_in(&from_entries, entries[index], len),
+                expected,
+                "{label} {name}: code at our entry"
+            );
             assert_eq!(ours.kernels[index].code, kernel.code, "{label} {name}: read back from our entry");
             assert_eq!(theirs.kernels[index].code, kernel.code, "{label} {name}: lld's too");
         }
@@ -589,7 +598,8 @@ fn generic_targets_round_trip_through_e_flags() {
         assert_eq!(meta.get("amdhsa.target").unwrap().scalar_text().unwrap(), format!("amdgcn-amd-amdhsa--{name}"));
         let ours = build_path(&path, "ours.o");
         std::fs::write(&ours, write_relocatable(&code_object(&object))).unwrap();
-        let flags = |p| run_clean("llvm-readelf-19", &["-h"], p).lines().find(|l| l.contains("Flags:")).unwrap().to_string();
+        let flags =
+            |p| run_clean("llvm-readelf-19", &["-h"], p).lines().find(|l| l.contains("Flags:")).unwrap().to_string();
         assert_eq!(flags(&ours), flags(&path), "{name}");
         assert!(flags(&ours).contains("generic_v1"), "{name}");
         let text = |p| run_clean("llvm-readelf-19", &["-x", ".text"], p);
@@ -659,6 +669,11 @@ fn corpus_figures() {
     let builds = builds();
     let kernels: usize = builds.iter().map(|b| read_build(b).kernels.len()).sum();
     let targets: BTreeSet<String> = builds.iter().map(|b| b.label()).collect();
-    println!("{} clang-19 objects ({} configurations), {kernels} kernels; {:.1?}", builds.len(), targets.len(), start.elapsed());
+    println!(
+        "{} clang-19 objects ({} configurations), {kernels} kernels; {:.1?}",
+        builds.len(),
+        targets.len(),
+        start.elapsed()
+    );
     assert_eq!(builds.len(), common::CONFIGS.len() * common::VERSIONS.len());
 }

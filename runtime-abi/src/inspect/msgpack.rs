@@ -23,9 +23,10 @@ impl<'a> Decoder<'a> {
 
     fn take(&mut self, len: usize) -> Result<&'a [u8], AbiError> {
         let start = self.at;
-        let end = start.checked_add(len).filter(|&end| end <= self.bytes.len()).ok_or_else(|| {
-            self.error(start, format!("{len} bytes needed, {} left", self.bytes.len() - start))
-        })?;
+        let end = start
+            .checked_add(len)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or_else(|| self.error(start, format!("{len} bytes needed, {} left", self.bytes.len() - start)))?;
         self.at = end;
         Ok(&self.bytes[start..end])
     }
@@ -163,7 +164,10 @@ mod tests {
     #[test]
     fn malformed_input_gives_located_errors() {
         let err = |bytes: &[u8]| decode(bytes, 0x100).unwrap_err().to_string();
-        assert_eq!(err(&[0xdd, 0xff, 0xff, 0xff, 0xff]), "metadata msgpack at offset 0x100: length 4294967295 exceeds the 0 bytes left");
+        assert_eq!(
+            err(&[0xdd, 0xff, 0xff, 0xff, 0xff]),
+            "metadata msgpack at offset 0x100: length 4294967295 exceeds the 0 bytes left"
+        );
         assert_eq!(err(&[0x92, 0x01]), "metadata msgpack at offset 0x102: 1 bytes needed, 0 left");
         assert!(err(&[0xa2, 0xff, 0xfe]).contains("offset 0x101: string is not UTF-8"));
         assert!(err(&[0x81, 0x90, 0x01]).contains("a map key is a list or a map"));

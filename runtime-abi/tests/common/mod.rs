@@ -208,7 +208,8 @@ pub fn builds() -> Vec<&'static Build> {
         }
     });
     static REPORTED: OnceLock<()> = OnceLock::new();
-    REPORTED.get_or_init(|| println!("clang-19: {count} objects of {} kernels in {:.1?}", corpus().len(), start.elapsed()));
+    REPORTED
+        .get_or_init(|| println!("clang-19: {count} objects of {} kernels in {:.1?}", corpus().len(), start.elapsed()));
     (0..count).map(build_at).collect()
 }
 

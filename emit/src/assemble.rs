@@ -56,17 +56,7 @@ fn lower(func: &Function, b: usize, inst: &Inst) -> Result<Option<Placed>, EmitE
         Opcode::PCbranchScc0 => Opcode::SCbranchScc0,
         op if op.is_pseudo() => return Err(EmitError::PseudoLeft { name: op.name(func.family) }),
         _ => {
-            let is_branch = matches!(
-                inst.opcode,
-                Opcode::SBranch
-                    | Opcode::SCbranchScc0
-                    | Opcode::SCbranchScc1
-                    | Opcode::SCbranchVccz
-                    | Opcode::SCbranchVccnz
-                    | Opcode::SCbranchExecz
-                    | Opcode::SCbranchExecnz
-            );
-            let target = if is_branch { Some(target()?) } else { None };
+            let target = if inst.opcode.is_branch() { Some(target()?) } else { None };
             return Ok(Some(Placed { inst: inst.clone(), target }));
         }
     };

@@ -416,6 +416,28 @@ with_generated_opcodes! { opcodes {
 } }
 
 impl Opcode {
+    /// Whether this is a hardware branch (`s_branch`, `s_cbranch_*`): its 16-bit immediate is
+    /// a word offset to a block.
+    pub fn is_branch(self) -> bool {
+        matches!(
+            self,
+            Opcode::SBranch
+                | Opcode::SCbranchScc0
+                | Opcode::SCbranchScc1
+                | Opcode::SCbranchVccz
+                | Opcode::SCbranchVccnz
+                | Opcode::SCbranchExecz
+                | Opcode::SCbranchExecnz
+        )
+    }
+
+    /// Whether the instruction closes a block: a branch (pseudo or hardware) or the end of the
+    /// program.
+    pub fn ends_block(self) -> bool {
+        self.is_branch()
+            || matches!(self, Opcode::PBranch | Opcode::PCbranchExecz | Opcode::PCbranchScc0 | Opcode::SEndpgm)
+    }
+
     /// Whether this is a pseudo-instruction (never encoded).
     pub fn is_pseudo(self) -> bool {
         self.format(Family::Gfx11) == Format::Pseudo

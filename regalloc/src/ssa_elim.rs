@@ -26,24 +26,6 @@ pub fn eliminate(func: &mut Function, proc: &Processor) -> Result<(), AllocError
     lower_parallel_copies(func, proc)
 }
 
-/// Whether an instruction is one of the branches or program ends that close a block.
-fn is_block_end(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::PBranch
-            | Opcode::PCbranchExecz
-            | Opcode::PCbranchScc0
-            | Opcode::SBranch
-            | Opcode::SCbranchScc0
-            | Opcode::SCbranchScc1
-            | Opcode::SCbranchVccz
-            | Opcode::SCbranchVccnz
-            | Opcode::SCbranchExecz
-            | Opcode::SCbranchExecnz
-            | Opcode::SEndpgm
-    )
-}
-
 /// Replaces every phi by parallel copies at the end of its predecessors: one copy per
 /// predecessor and CFG, holding every phi of the block that moves something.
 pub fn eliminate_phis(func: &mut Function) {
@@ -76,7 +58,7 @@ pub fn eliminate_phis(func: &mut Function) {
                     continue;
                 }
                 let insts = &mut func.blocks[pred as usize].insts;
-                let before_branch = || insts.iter().rposition(|i| !is_block_end(i.opcode)).map_or(0, |p| p + 1);
+                let before_branch = || insts.iter().rposition(|i| !i.opcode.ends_block()).map_or(0, |p| p + 1);
                 let at = if linear {
                     before_branch()
                 } else {

@@ -3,7 +3,7 @@
 //! of a module, and returns the code object in the form the caller asks for.
 
 use frontend_ir::verifier::{verify_module, VerifierErrors};
-use frontend_ir::Module;
+use frontend_ir::{FuncId, Module};
 use isa::processor::Target;
 use runtime_abi::descriptor::{set_register_counts, KernelDescriptor, RegisterUse};
 use runtime_abi::elf::{CodeObject, KernelCode};
@@ -18,11 +18,13 @@ use thiserror::Error;
 pub struct Options {
     /// The code-object version to write (V5 by default, as clang-19).
     pub code_object_version: CodeObjectVersion,
+    /// Threads to compile a module's kernels on; the output is the same for any count.
+    pub threads: usize,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { code_object_version: CodeObjectVersion::V5 }
+        Options { code_object_version: CodeObjectVersion::V5, threads: 1 }
     }
 }
 
@@ -81,6 +83,8 @@ pub struct KernelStats {
     pub sgprs: u16,
     /// VGPRs the kernel uses.
     pub vgprs: u16,
+    /// Waves per SIMD the register use allows.
+    pub waves_per_simd: u16,
     /// `s_waitcnt` instructions inserted.
     pub waits: u32,
     /// `s_nop` and `s_waitcnt_depctr` instructions inserted for hazards.
@@ -121,74 +125,129 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
     if proc.generic.is_some() && options.code_object_version < CodeObjectVersion::V6 {
         return Err(CompileError::GenericNeedsV6 { processor: proc.name });
     }
+    let kernels: Vec<FuncId> = module.kernels().map(|(id, _)| id).collect();
+    if kernels.is_empty() {
+        return Err(CompileError::NoKernel);
+    }
+    // Kernels compile independently; each thread takes every `threads`-th kernel, and the
+    // results are put back in module order, so the output never depends on the thread count.
+    let threads = options.threads.clamp(1, kernels.len());
+    let mut results: Vec<Option<Result<KernelOutput, CompileError>>> = (0..kernels.len()).map(|_| None).collect();
+    if threads == 1 {
+        for (slot, &id) in results.iter_mut().zip(&kernels) {
+            *slot = Some(compile_kernel(module, id, target, options));
+        }
+    } else {
+        let done: Vec<Vec<(usize, Result<KernelOutput, CompileError>)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let kernels = &kernels;
+                    scope.spawn(move || {
+                        (t..kernels.len())
+                            .step_by(threads)
+                            .map(|i| (i, compile_kernel(module, kernels[i], target, options)))
+                            .collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a compile thread panicked")).collect()
+        });
+        for (i, result) in done.into_iter().flatten() {
+            results[i] = Some(result);
+        }
+    }
     let mut compiled = Compiled {
         object: CodeObject { target: target.id, version: options.code_object_version, kernels: Vec::new() },
         asm: Vec::new(),
         mir: Vec::new(),
         stats: Vec::new(),
     };
-    for (id, func) in module.kernels() {
-        let kernel = func.name.clone();
-        let mut times = Vec::new();
-        let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
-        let t = Instant::now();
-        let sel = isel::select(module, id, target)
-            .map_err(|reason| CompileError::Select { kernel: kernel.clone(), reason })?;
-        timed("isel", t);
-        let mut mir = sel.mir;
-        let t = Instant::now();
-        let alloc = regalloc::allocate(&mut mir, proc)
-            .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
-        timed("regalloc", t);
-        let t = Instant::now();
-        let hazards = sched::hazards::resolve_hazards(&mut mir);
-        isel::strip_implicit(&mut mir);
-        timed("hazards", t);
-        let t = Instant::now();
-        let waits = sched::waitcnt::insert_waits(&mut mir);
-        timed("waitcnt", t);
-        let t = Instant::now();
-        let assembled =
-            emit::assemble::assemble(&mir).map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
-        timed("assemble", t);
-
-        let mut descriptor = KernelDescriptor::new(proc);
-        enable_inputs(&mut descriptor, proc, &sel.inputs, target.wave_size);
-        let regs = RegisterUse {
-            vgprs: alloc.vgprs,
-            agprs: 0,
-            sgprs: alloc.sgprs,
-            uses_vcc: alloc.uses_vcc,
-            wave_size: target.wave_size,
-        };
-        set_register_counts(&mut descriptor, proc, &regs);
-        descriptor.group_segment_fixed_size = sel.lds_bytes;
-        descriptor.kernarg_size = sel.kernarg.size;
-        let meta = metadata::Kernel::new(
-            &kernel,
-            options.code_object_version,
-            proc,
-            &descriptor,
-            &sel.explicit_args,
-            &sel.kernarg,
-            &regs,
-        );
-        compiled.stats.push(KernelStats {
-            name: kernel.clone(),
-            instructions: assembled.inst_count,
-            bytes: assembled.code.len(),
-            sgprs: alloc.sgprs,
-            vgprs: alloc.vgprs,
-            waits: waits.waits,
-            nops: hazards.nops + hazards.depctrs,
-            pass_times: times,
-        });
-        compiled.mir.push((kernel.clone(), mir.to_string()));
-        compiled.asm.push((kernel.clone(), assembled.asm));
-        compiled.object.kernels.push(KernelCode { name: kernel, code: assembled.code, descriptor, metadata: meta });
-    }
-    if compiled.object.kernels.is_empty() {
-        return Err(CompileError::NoKernel);
+    for result in results {
+        let out = result.expect("every kernel was compiled")?;
+        compiled.mir.push((out.code.name.clone(), out.mir));
+        compiled.asm.push((out.code.name.clone(), out.asm));
+        compiled.stats.push(out.stats);
+        compiled.object.kernels.push(out.code);
     }
     Ok(compiled)
+}
+
+/// What one kernel compiles to.
+struct KernelOutput {
+    code: KernelCode,
+    mir: String,
+    asm: String,
+    stats: KernelStats,
+}
+
+/// Runs the pipeline for one kernel.
+fn compile_kernel(
+    module: &Module,
+    id: FuncId,
+    target: &Target,
+    options: &Options,
+) -> Result<KernelOutput, CompileError> {
+    let proc = target.processor();
+    let kernel = module.functions[id].name.clone();
+    let mut times = Vec::new();
+    let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
+    let t = Instant::now();
+    let sel =
+        isel::select(module, id, target).map_err(|reason| CompileError::Select { kernel: kernel.clone(), reason })?;
+    timed("isel", t);
+    let mut mir = sel.mir;
+    let t = Instant::now();
+    let alloc = regalloc::allocate(&mut mir, proc)
+        .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
+    timed("regalloc", t);
+    let t = Instant::now();
+    let hazards = sched::hazards::resolve_hazards(&mut mir);
+    isel::strip_implicit(&mut mir);
+    timed("hazards", t);
+    let t = Instant::now();
+    let waits = sched::waitcnt::insert_waits(&mut mir);
+    timed("waitcnt", t);
+    let t = Instant::now();
+    let assembled =
+        emit::assemble::assemble(&mir).map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
+    timed("assemble", t);
+
+    let mut descriptor = KernelDescriptor::new(proc);
+    enable_inputs(&mut descriptor, proc, &sel.inputs, target.wave_size);
+    let regs = RegisterUse {
+        vgprs: alloc.vgprs,
+        agprs: 0,
+        sgprs: alloc.sgprs,
+        uses_vcc: alloc.uses_vcc,
+        wave_size: target.wave_size,
+    };
+    set_register_counts(&mut descriptor, proc, &regs);
+    descriptor.group_segment_fixed_size = sel.lds_bytes;
+    descriptor.kernarg_size = sel.kernarg.size;
+    let meta = metadata::Kernel::new(
+        &kernel,
+        options.code_object_version,
+        proc,
+        &descriptor,
+        &sel.explicit_args,
+        &sel.kernarg,
+        &regs,
+    );
+    let stats = KernelStats {
+        name: kernel.clone(),
+        instructions: assembled.inst_count,
+        bytes: assembled.code.len(),
+        sgprs: alloc.sgprs,
+        vgprs: alloc.vgprs,
+        waves_per_simd: alloc.occupancy(proc, target.wave_size).waves_per_simd,
+        waits: waits.waits,
+        nops: hazards.nops + hazards.depctrs,
+        pass_times: times,
+    };
+    Ok(KernelOutput {
+        mir: mir.to_string(),
+        asm: assembled.asm,
+        code: KernelCode { name: kernel, code: assembled.code, descriptor, metadata: meta },
+        stats,
+    })
 }

@@ -45,7 +45,8 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
         6 => CodeObjectVersion::V6,
         _ => CodeObjectVersion::V5,
     };
-    let compiled = compile(&module, &target, &Options { code_object_version: version })
+    let threads = opts.jobs.map_or(1, std::num::NonZeroUsize::get);
+    let compiled = compile(&module, &target, &Options { code_object_version: version, threads })
         .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),
@@ -60,8 +61,8 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(
-                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waits, {} nops",
-                s.name, s.instructions, s.bytes, s.sgprs, s.vgprs, s.waits, s.nops
+                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD, 0 spills, {} waits, {} nops",
+                s.name, s.instructions, s.bytes, s.sgprs, s.vgprs, s.waves_per_simd, s.waits, s.nops
             );
             for (pass, time) in &s.pass_times {
                 eprintln!("  {pass:<10} {:>9.3} ms", time.as_secs_f64() * 1e3);

@@ -161,55 +161,10 @@ const GFX900: Processor = Processor {
     generic: None,
 };
 
-const GFX906: Processor = Processor {
-    name: "gfx906",
-    generation: Generation::Gfx9,
-    mach: 0x02f,
-    features: SRAMECC_XNACK,
-    wave32: false,
-    cumode: false,
-    tgsplit: false,
-    sgprs: 102,
-    vgprs: 256,
-    agprs: 0,
-    unified_vgpr_file: false,
-    flat_scratch: FlatScratch::Absolute,
-    packed_workitem_ids: false,
-    aligned_vgpr_tuples: false,
-    kernarg_preload: false,
-    gfx90a_insts: false,
-    icache_line_bytes: 64,
-    user_sgpr_init16_bug: false,
-    max_waves_per_simd: 10,
-    simd_vgprs_wave64: 256,
-    vgpr_alloc_granule_wave64: 4,
-    generic: None,
-};
+const GFX906: Processor = Processor { name: "gfx906", mach: 0x02f, features: SRAMECC_XNACK, ..GFX900 };
 
-const GFX908: Processor = Processor {
-    name: "gfx908",
-    generation: Generation::Gfx9,
-    mach: 0x030,
-    features: SRAMECC_XNACK,
-    wave32: false,
-    cumode: false,
-    tgsplit: false,
-    sgprs: 102,
-    vgprs: 256,
-    agprs: 256,
-    unified_vgpr_file: false,
-    flat_scratch: FlatScratch::Absolute,
-    packed_workitem_ids: false,
-    aligned_vgpr_tuples: false,
-    kernarg_preload: false,
-    gfx90a_insts: false,
-    icache_line_bytes: 64,
-    user_sgpr_init16_bug: false,
-    max_waves_per_simd: 10,
-    simd_vgprs_wave64: 256,
-    vgpr_alloc_granule_wave64: 4,
-    generic: None,
-};
+/// gfx908 adds the AGPR file (separate from the VGPRs, unlike gfx90a's).
+const GFX908: Processor = Processor { name: "gfx908", mach: 0x030, agprs: 256, ..GFX906 };
 
 const GFX90A: Processor = Processor {
     name: "gfx90a",

@@ -88,6 +88,8 @@ pub(crate) enum Implicit {
     Scc,
     /// EXEC (a lane mask).
     Exec,
+    /// VCC (a lane mask), read by `v_div_fmas_*`.
+    Vcc,
 }
 
 /// The implicit results and operands of `op`, in the order the MIR lists them after the
@@ -100,10 +102,13 @@ pub(crate) fn implicit(op: Opcode) -> (&'static [Implicit], &'static [Implicit])
         SAddcU32 | SSubbU32 => (&[Scc], &[Scc]),
         SCselectB32 | SCselectB64 | SCbranchScc0 | SCbranchScc1 => (&[], &[Scc]),
         SCbranchExecz | SCbranchExecnz => (&[], &[Exec]),
+        VDivFmasF32 | VDivFmasF64 => (&[], &[Vcc]),
         SAddU32 | SAddI32 | SSubU32 | SSubI32 | SMinU32 | SMaxU32 | SAndB32 | SAndB64 | SOrB32 | SOrB64 | SXorB32
         | SXorB64 | SAndn2B32 | SAndn2B64 | SLshlB32 | SLshlB64 | SLshrB32 | SAshrI32 | SNotB32 | SCmpEqU32
         | SCmpLgU32 | SCmpLtU32 | SCmpLeU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtI32 | SCmpLeI32 | SCmpGtI32 | SCmpGeI32
-        | SCmpEqU64 | SCmpLgU64 => (&[Scc], &[]),
+        | SCmpEqU64 | SCmpLgU64 | SMinI32 | SMaxI32 | SBitcmp1B32 | SBitcmp1B64 | SBcnt1I32B32 | SBcnt1I32B64 => {
+            (&[Scc], &[])
+        }
         _ => (&[], &[]),
     }
 }

@@ -13,7 +13,9 @@
 //! - **Register classes and operand kinds.** Each opcode's results and operands have the file
 //!   and size it needs: SMEM and SALU results are SGPRs, VALU sources are VGPRs, SGPRs or
 //!   constants, lane masks (compare results, carries, saved EXEC) are sized by the wave, SCC is
-//!   one SGPR; registers fixed to SCC, VCC or EXEC have the classes those registers have.
+//!   one SGPR; registers fixed to SCC, VCC or EXEC have the classes those registers have. A
+//!   GLOBAL/FLAT atomic has its returned value (a VGPR tuple the size of its data) exactly when
+//!   bit 0 of its cache policy (glc, sc0) is set.
 //! - **VALU encoding limits.** The scalar values one VALU instruction reads fit the constant
 //!   bus of the generation, GFX9's VOP3 has no literal, and a VOP2 or VOPC instruction not
 //!   marked `vop3` has a VGPR second source and uses VCC for its implicit lane mask.
@@ -262,7 +264,21 @@ impl Verifier<'_> {
         // GLOBAL takes an optional trailing `saddr`, SMEM an optional `soffset`.
         let optional = usize::from(matches!(inst.opcode.format(family), Format::Global | Format::Smem));
         let explicit_ops = inst.ops.len().saturating_sub(implicit_ops.len());
-        if inst.defs.len() != shape.defs.len() + implicit_defs.len()
+        // A GLOBAL/FLAT atomic returns the old value (one result more, the size of its data)
+        // exactly when glc (GFX11) or sc0 (gfx942), bit 0 of the cache policy, is set.
+        let name = inst.opcode.name(family);
+        let returns = matches!(inst.opcode.format(family), Format::Global | Format::Flat)
+            && (name.starts_with("global_atomic") || name.starts_with("flat_atomic"))
+            && inst.fields.cpol.0 & 1 != 0;
+        let returned = usize::from(returns);
+        if returns {
+            let data = shape.ops.get(1).map_or(1, |s| s.size);
+            if inst.defs.first().is_none_or(|d| d.rc != RegClass::vgpr(data)) {
+                self.error(b, Some(k), format!("a returning atomic's result must be a v{data}"));
+                return;
+            }
+        }
+        if inst.defs.len() != shape.defs.len() + implicit_defs.len() + returned
             || !(shape.ops.len()..=shape.ops.len() + optional).contains(&explicit_ops)
         {
             self.error(
@@ -280,7 +296,7 @@ impl Verifier<'_> {
             );
             return;
         }
-        for (i, d) in inst.defs.iter().enumerate() {
+        for (i, d) in inst.defs.iter().enumerate().skip(returned) {
             let ok = match shape.defs.get(i) {
                 Some(slot) => match slot.loc {
                     Loc::Vgpr => d.rc.ty == RegType::Vgpr && d.rc.size == slot.size,
@@ -315,11 +331,12 @@ impl Verifier<'_> {
         }
     }
 
-    /// Whether an implicit result or operand is SCC (s1) or EXEC (a lane mask).
+    /// Whether an implicit result or operand is SCC (s1), or EXEC or VCC (a lane mask).
     fn implicit_fits(&self, which: hw::Implicit, reg: Option<PhysReg>, rc: RegClass) -> bool {
         match which {
             hw::Implicit::Scc => reg == Some(PhysReg::SCC) && rc == RegClass::S1,
             hw::Implicit::Exec => reg == Some(PhysReg::EXEC) && rc == self.lane_mask,
+            hw::Implicit::Vcc => reg == Some(PhysReg::VCC) && rc == self.lane_mask,
         }
     }
 

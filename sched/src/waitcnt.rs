@@ -84,12 +84,24 @@ impl State {
     }
 }
 
-/// The counter an instruction's completion is tracked on, if it is a memory instruction.
+/// The counter an instruction's completion is tracked on, if it is a memory instruction, and
+/// whether it may complete out of order with the counter's other events. LDS (DS) operations
+/// count on lgkmcnt and return in order among themselves; SMEM counts there too but out of
+/// order. Global and scratch accesses count on vmcnt (stores on vscnt on GFX10+). A FLAT
+/// access counts on both vmcnt and lgkmcnt and may complete out of order with respect to
+/// either (AMDGPUUsage: "flat ops can complete out of order with respect to both the LDS and
+/// VMEM counters"): it is tracked as an out-of-order lgkm event (a `lgkmcnt(0)` wait). The
+/// scoreboard has one counter per register, so the vmcnt half is not tracked: gcnc selects no
+/// FLAT access yet, and must wait on both counters when it does.
 fn event_of(inst: &Inst, family: Family) -> Option<(Counter, bool)> {
     match inst.opcode.format(family) {
         Format::Smem => Some((Counter::Lgkm, true)),
-        Format::Global if inst.defs.is_empty() && family != Family::Gfx9 => Some((Counter::Vs, false)),
-        Format::Global => Some((Counter::Vm, false)),
+        Format::Ds => Some((Counter::Lgkm, false)),
+        Format::Flat => Some((Counter::Lgkm, true)),
+        Format::Global | Format::Scratch if inst.defs.is_empty() && family != Family::Gfx9 => {
+            Some((Counter::Vs, false))
+        }
+        Format::Global | Format::Scratch => Some((Counter::Vm, false)),
         _ => None,
     }
 }

@@ -108,6 +108,9 @@ fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Resu
     if matches!(op, BinaryOp::Udiv | BinaryOp::Urem) && ty == Type::I32 {
         return divide(ctx, op == BinaryOp::Urem, a, b, r);
     }
+    if op == BinaryOp::Fdiv && ty == Type::F32 {
+        return fdiv32(ctx, a, b, r);
+    }
     // A multiply by a power of two is a shift.
     let (op, x, y) = match (op, log2_const(ctx, b), log2_const(ctx, a)) {
         (BinaryOp::Mul, Some(k), _) => (BinaryOp::Shl, ctx.operand(a)?, Operand::constant(k)),
@@ -202,6 +205,46 @@ fn divide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<
 }
 
 /// A 32-bit VALU result as an operand.
+/// A correctly rounded f32 division `a / b`, as LLVM expands it for AMDGPU with f32 denormals
+/// enabled (SIISelLowering's `LowerFDIV32`; what clang-19 emits for OpenCL's `a / b` under
+/// `-cl-fp32-correctly-rounded-divide-sqrt`, the kernel descriptor keeping IEEE denormals, so
+/// no `s_denorm_mode` switch): both operands scaled by `v_div_scale_f32` into a range where the
+/// Newton-Raphson steps cannot overflow or underflow (the numerator's scale writes VCC, which
+/// tells `v_div_fmas_f32` whether to scale the result back), the reciprocal `v_rcp_f32`
+/// refined by two FMAs, the quotient refined by three, and `v_div_fixup_f32` handling the
+/// special cases (zeros, infinities, NaNs) from the original operands.
+fn fdiv32(ctx: &mut Ctx<'_>, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+    let lm = ctx.lm();
+    // Denominator scaled: div_scale(b, b, a); its flag is not needed.
+    let den = ctx.temp(RegClass::V1);
+    let unused = ctx.temp(lm);
+    ctx.valu(VDivScaleF32, &[Def::temp(den), Def::temp(unused)], &[y, y, x]);
+    // Numerator scaled: div_scale(a, b, a), its flag in VCC for v_div_fmas_f32.
+    let num = ctx.temp(RegClass::V1);
+    let flag = ctx.temp(lm);
+    ctx.valu(VDivScaleF32, &[Def::temp(num), Def::fixed(flag, PhysReg::VCC)], &[x, y, x]);
+    let (den, num) = (Operand::temp(den), Operand::temp(num));
+    let rcp = v32(ctx, VRcpF32, &[den]);
+    // fma(-den, p, q): the negation is the first source's neg modifier.
+    let neg_fma = |ctx: &mut Ctx<'_>, p: Operand, q: Operand| {
+        let t = v32(ctx, VFmaF32, &[den, p, q]);
+        let block = &mut ctx.mir.blocks[ctx.cur as usize];
+        block.insts.last_mut().expect("v32 emitted the fma").fields.neg = 1;
+        t
+    };
+    let e0 = neg_fma(ctx, rcp, Operand::constant(1.0f32.to_bits()));
+    let rcp1 = v32(ctx, VFmaF32, &[e0, rcp, rcp]);
+    let q0 = v32(ctx, VMulF32, &[num, rcp1]);
+    let e1 = neg_fma(ctx, q0, num);
+    let q1 = v32(ctx, VFmaF32, &[e1, rcp1, q0]);
+    let e2 = neg_fma(ctx, q1, num);
+    let fmas = ctx.temp(RegClass::V1);
+    ctx.valu(VDivFmasF32, &[Def::temp(fmas)], &[e2, rcp1, q1, Operand::fixed(flag, PhysReg::VCC)]);
+    Ok(vector(ctx, VDivFixupF32, &[Operand::temp(fmas), y, x], r))
+}
+
 fn v32(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand]) -> Operand {
     let v = ctx.temp(RegClass::V1);
     ctx.valu(opcode, &[Def::temp(v)], ops);
@@ -487,6 +530,12 @@ fn convert(ctx: &mut Ctx<'_>, op: ConvOp, ty: Type, arg: Value, r: Value) -> Res
         (None, c) => Val::Const(c.unwrap_or(0).into()),
     };
     match (op, from, ty) {
+        // Between integers and floats of 32 or 64 bits, the same bits in the same registers.
+        (
+            ConvOp::Bitcast,
+            Type::I32 | Type::F32 | Type::I64 | Type::F64,
+            Type::I32 | Type::F32 | Type::I64 | Type::F64,
+        ) if from.bits() == ty.bits() => ctx.val(arg),
         (ConvOp::Zext, Type::I1, Type::I32) => Ok(as_val(bool_to_int(ctx, arg, divergent)?)),
         (ConvOp::Zext, Type::I1 | Type::I32, Type::I64) | (ConvOp::Sext, Type::I32, Type::I64) => {
             let lo = if from == Type::I1 { bool_to_int(ctx, arg, divergent)? } else { ctx.operand(arg)? };

@@ -186,24 +186,67 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
 
 /// Binds the result of a geometry instruction.
 pub(super) fn special(ctx: &mut Ctx<'_>, s: Special, result: Value) -> Result<(), IselError> {
+    if s == Special::LaneId {
+        // The lane's index: the count of the lanes below it in an all-ones mask,
+        // v_mbcnt_lo(~0, 0) for lanes 0-31, then v_mbcnt_hi(~0, lo) adding 32-63 on wave64.
+        // It does not depend on EXEC, so it is computed where it is used.
+        let lo = ctx.temp(RegClass::V1);
+        let all = Operand::constant(u32::MAX);
+        ctx.valu(Opcode::VMbcntLoU32B32, &[Def::temp(lo)], &[all, Operand::constant(0)]);
+        let id = if ctx.wave == 64 {
+            let hi = ctx.temp(RegClass::V1);
+            ctx.valu(Opcode::VMbcntHiU32B32, &[Def::temp(hi)], &[all, Operand::temp(lo)]);
+            hi
+        } else {
+            lo
+        };
+        ctx.set(result, Val::Temp(id));
+        return Ok(());
+    }
     match ctx.specials.iter().find(|(k, _)| *k == s) {
         Some(&(_, val)) if val != Val::None => {
             ctx.set(result, val);
             Ok(())
         }
-        _ => Err(ctx.unsupported(match s {
-            Special::LaneId => "lane_id (needs v_mbcnt_lo_u32_b32 / v_mbcnt_hi_u32_b32 in the opcode table)",
-            _ => "this geometry value",
-        })),
+        _ => Err(ctx.unsupported("this geometry value")),
     }
 }
 
-/// Bytes of static LDS: the shared slots, each at its alignment.
-pub(super) fn lds_bytes(func: &Function) -> u32 {
+/// The LDS offset of `slot` (a shared slot) in the kernel's static layout: the shared slots in
+/// order, each at its alignment, as the reference interpreter lays them out.
+pub(super) fn shared_slot_offset(func: &Function, slot: frontend_ir::Slot) -> u32 {
+    let mut end = 0u32;
+    for (s, data) in func.slots.iter().filter(|(_, d)| d.space == AddrSpace::Shared) {
+        let offset = end.next_multiple_of(data.align.max(1));
+        if s == slot {
+            return offset;
+        }
+        end = offset + data.size;
+    }
+    end
+}
+
+/// Where the dynamic shared memory starts: after the static slots, at 16 bytes.
+pub(super) fn dyn_shared_offset(func: &Function) -> u32 {
+    static_lds_end(func).next_multiple_of(16)
+}
+
+fn static_lds_end(func: &Function) -> u32 {
     func.slots
         .values()
         .filter(|s| s.space == AddrSpace::Shared)
         .fold(0, |end, s| end.next_multiple_of(s.align.max(1)) + s.size)
+}
+
+/// Bytes of static LDS: the shared slots, each at its alignment; padded to where the dynamic
+/// shared memory starts when the kernel uses it, so the runtime allocates it after the pad.
+pub(super) fn lds_bytes(func: &Function) -> u32 {
+    let uses_dyn = func.insts_in_layout().any(|(_, i)| matches!(func.dfg.insts[i], InstData::DynSharedAddr));
+    if uses_dyn {
+        dyn_shared_offset(func)
+    } else {
+        static_lds_end(func)
+    }
 }
 
 /// Loads every piece: contiguous pieces are merged into runs, and each run is read with the

@@ -1,24 +1,60 @@
 //! Loads and stores. A uniform load (constant memory at a uniform address, see
 //! [`crate::divergence`]) is an SMEM load into SGPRs; every other global or constant access is
 //! a `global_*` instruction with the address in a VGPR pair and no scalar base (`off`: the
-//! operand is left out, as `isa::operands` says). Accesses of 4 and 8 bytes, naturally aligned, without
-//! volatile, nontemporal or availability flags are selected so far; LDS, scratch, flat and the
-//! memory-model lowering of atomics come with the memory-model work.
+//! operand is left out, as `isa::operands` says). Shared memory (LDS) is addressed by 32-bit
+//! offsets: a shared slot's address is its constant offset in the kernel's static layout
+//! ([`super::inputs::shared_slot_offset`]), `dyn_shared_addr` the end of that layout, and an
+//! access is a `ds_load`/`ds_store` (gfx942's `ds_read`/`ds_write`) with the offset in a VGPR
+//! and a constant base in the instruction's offset field (see [`emit_ds`]).
+//! Accesses of 4 and 8 bytes, naturally aligned, without volatile, nontemporal or availability
+//! flags are selected so far; scratch and flat come with the memory-model work.
+//!
+//! `atomic_rmw` on 32-bit integers is a `global_atomic_*` or `ds_*` operation, the returning
+//! form (`glc`/`sc0` set, or `ds_*_rtn_*`) only when the old value is used; relaxed orderings
+//! only so far, whose memory-model sequence is the plain operation (see [`atomic_rmw`]).
+//!
+//! `barrier` is `s_barrier` wrapped in the waits (and invalidates) of a workgroup-scope
+//! acq_rel fence, see [`barrier`]; once the kernel is selected, [`prune_barrier_waits`] drops
+//! the counters of those waits that can have nothing outstanding.
 
-use super::{Ctx, Val};
+use super::{inputs, Ctx, Val};
 use crate::error::IselError;
-use frontend_ir::{AddrSpace, InstData, MemFlags, Type, Value};
-use isa::mir::{self, Def, Operand};
-use isa::opcode::Opcode;
-use isa::reg::{RegClass, RegType, Temp};
+use frontend_ir::{AddrSpace, InstData, MemFlags, Ordering, RmwOp, Scope, SyncInfo, Type, Value, ValueDef};
+use isa::mir::{self, CachePolicy, Def, Operand};
+use isa::opcode::{Family, Format, Opcode};
+use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use smallvec::SmallVec;
 
-/// Selects a `load` or `store`.
+/// Selects a `load`, `store`, `slot_addr`, `dyn_shared_addr`, `atomic_rmw` or `barrier`.
 pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) -> Result<(), IselError> {
     match *data {
         InstData::Load { ty, ptr, flags } => load(ctx, ty, ptr, flags, result.expect("loads have results")),
+        InstData::SlotAddr { slot } => {
+            if ctx.func.slots[slot].space != AddrSpace::Shared {
+                return Err(ctx.unsupported("the address of a private slot (scratch)"));
+            }
+            let offset = inputs::shared_slot_offset(ctx.func, slot);
+            ctx.set(result.expect("slot_addr has a result"), Val::Const(offset as u64));
+            Ok(())
+        }
+        InstData::DynSharedAddr => {
+            let offset = inputs::dyn_shared_offset(ctx.func);
+            ctx.set(result.expect("dyn_shared_addr has a result"), Val::Const(offset as u64));
+            Ok(())
+        }
+        InstData::Barrier => barrier(ctx),
+        InstData::AtomicRmw { op, args: [ptr, value], sync } => {
+            atomic_rmw(ctx, op, ptr, value, sync, result.expect("atomic_rmw has a result"))
+        }
         InstData::Store { args: [ptr, value], flags } => {
             let ty = ctx.func.dfg.value_type(value);
             let dwords = check_access(ctx, ptr, ty, flags)?;
+            if is_shared(ctx, ptr) {
+                let data = ctx.val(value)?;
+                let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
+                let opcode = if dwords == 1 { Opcode::DsStoreB32 } else { Opcode::DsStoreB64 };
+                return emit_ds(ctx, opcode, &[], ptr, Some(data));
+            }
             let addr = address(ctx, ptr)?;
             let data = ctx.val(value)?;
             let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
@@ -26,12 +62,20 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
             ctx.emit(mir::Inst::new(opcode, &[], &[Operand::temp(addr), Operand::temp(data)]));
             Ok(())
         }
-        _ => unreachable!("memory::select is called for loads and stores"),
+        _ => unreachable!("memory::select is called for memory, LDS-address and barrier instructions"),
     }
 }
 
 fn load(ctx: &mut Ctx<'_>, ty: Type, ptr: Value, flags: MemFlags, result: Value) -> Result<(), IselError> {
     let dwords = check_access(ctx, ptr, ty, flags)?;
+    if is_shared(ctx, ptr) {
+        // LDS loads are divergent sources (see `crate::divergence`): the result is in VGPRs.
+        let dst = ctx.temp(RegClass::vgpr(dwords));
+        let opcode = if dwords == 1 { Opcode::DsLoadB32 } else { Opcode::DsLoadB64 };
+        emit_ds(ctx, opcode, &[Def::temp(dst)], ptr, None)?;
+        ctx.set(result, Val::Temp(dst));
+        return Ok(());
+    }
     if !ctx.div.is_divergent(result) {
         // Constant memory at a uniform address: through the scalar cache.
         let base = match ctx.val(ptr)? {
@@ -56,9 +100,9 @@ fn load(ctx: &mut Ctx<'_>, ty: Type, ptr: Value, flags: MemFlags, result: Value)
 /// Checks that the access is one selected so far; gives its size in dwords.
 fn check_access(ctx: &Ctx<'_>, ptr: Value, ty: Type, flags: MemFlags) -> Result<u8, IselError> {
     let space = ctx.func.dfg.value_type(ptr).addr_space();
-    if !matches!(space, Some(AddrSpace::Global | AddrSpace::Constant)) {
+    if !matches!(space, Some(AddrSpace::Global | AddrSpace::Constant | AddrSpace::Shared)) {
         let name = space.map_or("?", AddrSpace::name);
-        return Err(ctx.unsupported(format!("{name} memory access (only global and constant memory so far)")));
+        return Err(ctx.unsupported(format!("{name} memory access (only global, constant and shared memory so far)")));
     }
     if flags.volatile || flags.nontemporal || flags.av.is_some() {
         return Err(ctx.unsupported("volatile, nontemporal and availability flags (memory-model lowering)"));
@@ -77,4 +121,262 @@ fn check_access(ctx: &Ctx<'_>, ptr: Value, ty: Type, flags: MemFlags) -> Result<
 fn address(ctx: &mut Ctx<'_>, ptr: Value) -> Result<Temp, IselError> {
     let val = ctx.val(ptr)?;
     ctx.as_class(val, RegClass::V2)
+}
+
+/// Whether `ptr` points into shared memory (LDS).
+fn is_shared(ctx: &Ctx<'_>, ptr: Value) -> bool {
+    ctx.func.dfg.value_type(ptr).addr_space() == Some(AddrSpace::Shared)
+}
+
+/// Emits the DS operation `opcode` on the LDS address `ptr` (with `data` when it takes one).
+/// An address that is a constant plus an offset, a shared slot's address and an index, uses
+/// the instruction's 16-bit unsigned offset field for the constant and the offset as the
+/// VGPR address (DS adds them); any other address is the VGPR address itself.
+fn emit_ds(ctx: &mut Ctx<'_>, opcode: Opcode, defs: &[Def], ptr: Value, data: Option<Temp>) -> Result<(), IselError> {
+    let def = match ctx.func.dfg.values[ptr].def {
+        ValueDef::Result(i) => Some(&ctx.func.dfg.insts[i]),
+        _ => None,
+    };
+    let folded = match def {
+        Some(&InstData::PtrAdd { args: [base, offset] }) => match ctx.vals[base] {
+            Val::Const(c) if c <= u64::from(u16::MAX) && ctx.vals[offset] != Val::None => Some((offset, c as i32)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (addr, imm) = match folded {
+        Some((offset, imm)) => (offset, imm),
+        None => (ptr, 0),
+    };
+    let op = ctx.operand(addr)?;
+    let addr = ctx.in_vgpr(op, 1)?;
+    let mut ops: SmallVec<[Operand; 2]> = SmallVec::new();
+    ops.push(Operand::temp(addr));
+    ops.extend(data.map(Operand::temp));
+    let mut inst = mir::Inst::new(opcode, defs, &ops);
+    inst.fields.offset = imm;
+    ctx.emit(inst);
+    Ok(())
+}
+
+/// `barrier`: the execution barrier is acquire-release at workgroup scope, so `s_barrier` is
+/// wrapped in a workgroup-scope acq_rel fence's sequence (AMDGPUUsage, "fence acq_rel
+/// workgroup"):
+/// - GFX10-GFX11 (AMDGPUUsage-new.txt:12089-12208 — "s_waitcnt lgkmcnt(0) & vmcnt(0) &
+///   vscnt(0)", "If CU wavefront execution mode, omit vmcnt(0) and vscnt(0)", then
+///   "buffer_gl0_inv. If CU wavefront execution mode, omit."): all three waits before the
+///   barrier and the GL0 invalidate after it in WGP mode; only `lgkmcnt(0)` in CU mode.
+/// - GFX942 (AMDGPUUsage-new.txt:10232-10236 — "s_waitcnt lgkm/vmcnt(0)", "Use lgkmcnt(0)
+///   if not TgSplit execution mode and vmcnt(0) if TgSplit execution mode"): `lgkmcnt(0)`; the tgsplit form (vmcnt and
+///   `buffer_inv sc0`) is not selected.
+///
+/// The waits are explicit here: the waitcnt pass waits only for registers being read, and
+/// stores (LDS stores on lgkmcnt, global stores on vscnt) write none.
+fn barrier(ctx: &mut Ctx<'_>) -> Result<(), IselError> {
+    let wgp = ctx.family != Family::Gfx9 && !ctx.target.cumode;
+    if ctx.family == Family::Gfx9 && ctx.target.tgsplit {
+        return Err(ctx.unsupported("a barrier in tgsplit mode"));
+    }
+    let mut wait = mir::Inst::new(Opcode::SWaitcnt, &[], &[]);
+    wait.fields.imm = isa::asm::waitcnt_encode(ctx.family, wgp.then_some(0), None, Some(0));
+    ctx.emit(wait);
+    if wgp {
+        let mut vs = mir::Inst::new(Opcode::SWaitcntVscnt, &[], &[Operand::phys(PhysReg::NULL, RegClass::S1)]);
+        vs.fields.imm = 0;
+        ctx.emit(vs);
+    }
+    ctx.marker(Opcode::SBarrier);
+    if wgp {
+        ctx.marker(Opcode::BufferGl0Inv);
+    }
+    Ok(())
+}
+
+/// Counters a memory operation may leave outstanding, as bits.
+const VM: u8 = 1;
+const LGKM: u8 = 2;
+const VS: u8 = 4;
+
+/// The counters whose outstanding operations a barrier must wait for that `inst` increments.
+/// SMEM is left out: gcnc's scalar loads read constant memory, which no wave writes during the
+/// dispatch, so they need no ordering with other waves' accesses.
+fn barrier_events(inst: &mir::Inst, family: Family) -> u8 {
+    let split_stores = family != Family::Gfx9;
+    let vector = if inst.defs.is_empty() && split_stores { VS } else { VM };
+    match inst.opcode.format(family) {
+        Format::Ds => LGKM,
+        Format::Global | Format::Scratch => vector,
+        Format::Flat => vector | LGKM,
+        _ => 0,
+    }
+}
+
+/// Drops the parts of the barriers' fence waits ([`barrier`]) that can have nothing to wait
+/// for: a counter no operation may have incremented since the function entry or the last wait
+/// on it, along any path of the linear CFG (a forward may-analysis to a fixpoint over loops).
+/// A wait with nothing outstanding does nothing; leaving it out keeps every wait one the
+/// program needs.
+pub(super) fn prune_barrier_waits(mir: &mut mir::Function) {
+    let family = mir.family;
+    let n = mir.blocks.len();
+    let mut out = vec![0u8; n];
+    let entry_state = |out: &[u8], b: usize, blocks: &[mir::Block]| -> u8 {
+        blocks[b].linear_preds.iter().fold(0, |s, &p| s | out[p as usize])
+    };
+    // The state after each instruction, with `rewrite` applying the pruning as it goes.
+    let run = |block: &mut mir::Block, mut state: u8, rewrite: bool| -> u8 {
+        let mut i = 0;
+        while i < block.insts.len() {
+            let before_barrier = block_has_barrier_after(&block.insts, i);
+            let inst = &mut block.insts[i];
+            match inst.opcode {
+                Opcode::SWaitcnt => {
+                    let (vm, _, lgkm) = isa::asm::waitcnt_decode(family, inst.fields.imm);
+                    let vm = vm.filter(|_| !before_barrier || state & VM != 0);
+                    let lgkm = lgkm.filter(|_| !before_barrier || state & LGKM != 0);
+                    if vm == Some(0) {
+                        state &= !VM;
+                    }
+                    if lgkm == Some(0) {
+                        state &= !LGKM;
+                    }
+                    if rewrite && before_barrier {
+                        if vm.is_none() && lgkm.is_none() {
+                            block.insts.remove(i);
+                            continue;
+                        }
+                        inst.fields.imm = isa::asm::waitcnt_encode(family, vm, None, lgkm);
+                    }
+                }
+                Opcode::SWaitcntVscnt => {
+                    let keep = !before_barrier || state & VS != 0;
+                    if inst.fields.imm == 0 {
+                        state &= !VS;
+                    }
+                    if rewrite && !keep {
+                        block.insts.remove(i);
+                        continue;
+                    }
+                }
+                _ => state |= barrier_events(inst, family),
+            }
+            i += 1;
+        }
+        state
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n {
+            let start = entry_state(&out, b, &mir.blocks);
+            let mut copy = mir.blocks[b].clone();
+            let end = run(&mut copy, start, false);
+            if end != out[b] {
+                out[b] = end;
+                changed = true;
+            }
+        }
+    }
+    for b in 0..n {
+        let start = entry_state(&out, b, &mir.blocks);
+        run(&mut mir.blocks[b], start, true);
+    }
+}
+
+/// Whether the instructions from `i` to the next `s_barrier` are all waits: `i` is part of a
+/// barrier's fence.
+fn block_has_barrier_after(insts: &[mir::Inst], i: usize) -> bool {
+    insts[i..]
+        .iter()
+        .find(|x| !matches!(x.opcode, Opcode::SWaitcnt | Opcode::SWaitcntVscnt))
+        .is_some_and(|x| x.opcode == Opcode::SBarrier)
+}
+
+/// The global and LDS operations of an `atomic_rmw` on 32 bits: (global, LDS without return,
+/// LDS with return). LDS has no exchange without return. `None` for the floating-point
+/// operations, not selected yet.
+fn rmw_opcodes(op: RmwOp) -> Option<(Opcode, Option<Opcode>, Opcode)> {
+    use Opcode::*;
+    Some(match op {
+        RmwOp::Add => (GlobalAtomicAddU32, Some(DsAddU32), DsAddRtnU32),
+        RmwOp::Sub => (GlobalAtomicSubU32, Some(DsSubU32), DsSubRtnU32),
+        RmwOp::And => (GlobalAtomicAndB32, Some(DsAndB32), DsAndRtnB32),
+        RmwOp::Or => (GlobalAtomicOrB32, Some(DsOrB32), DsOrRtnB32),
+        RmwOp::Xor => (GlobalAtomicXorB32, Some(DsXorB32), DsXorRtnB32),
+        RmwOp::Xchg => (GlobalAtomicSwapB32, None, DsStorexchgRtnB32),
+        RmwOp::Smin => (GlobalAtomicMinI32, Some(DsMinI32), DsMinRtnI32),
+        RmwOp::Smax => (GlobalAtomicMaxI32, Some(DsMaxI32), DsMaxRtnI32),
+        RmwOp::Umin => (GlobalAtomicMinU32, Some(DsMinU32), DsMinRtnU32),
+        RmwOp::Umax => (GlobalAtomicMaxU32, Some(DsMaxU32), DsMaxRtnU32),
+        RmwOp::Fadd | RmwOp::Fsub | RmwOp::Fmin | RmwOp::Fmax => return None,
+    })
+}
+
+/// Whether any instruction of the function reads `v`.
+fn is_used(ctx: &Ctx<'_>, v: Value) -> bool {
+    let func = ctx.func;
+    func.insts_in_layout().any(|(_, i)| {
+        let data = &func.dfg.insts[i];
+        data.args().contains(&v) || data.block_calls().iter().any(|c| c.args.contains(&v))
+    })
+}
+
+/// `atomic_rmw.op ptr, value`: relaxed (monotonic) at any scope. For monotonic RMW the
+/// memory-model tables give the plain atomic at every scope on GFX10-GFX11
+/// (AMDGPUUsage-new.txt, GFX10-GFX11 table: "atomicrmw monotonic - singlethread - wavefront -
+/// workgroup - agent - system - global - generic: 1. buffer/global/flat_atomic"), and on
+/// GFX942 up to agent scope, system scope adding `sc1=1` (not selected yet); an LDS atomic is
+/// the plain `ds_*` operation. Other orderings need the acquire and release sequences, which
+/// are not selected yet.
+fn atomic_rmw(
+    ctx: &mut Ctx<'_>,
+    op: RmwOp,
+    ptr: Value,
+    value: Value,
+    sync: SyncInfo,
+    result: Value,
+) -> Result<(), IselError> {
+    let ty = ctx.func.dfg.value_type(value);
+    let opcodes = rmw_opcodes(op).filter(|_| ty.bits() == 32 && !ty.is_float());
+    let Some((global, lds, lds_rtn)) = opcodes else {
+        return Err(
+            ctx.unsupported(format!("atomic_rmw.{} on {ty} (only integer operations on 32 bits so far)", op.name()))
+        );
+    };
+    if sync.ordering != Ordering::Relaxed {
+        return Err(ctx.unsupported(format!("a {} atomic_rmw (only relaxed so far)", sync.ordering.name())));
+    }
+    let shared = is_shared(ctx, ptr);
+    if !shared && ctx.family == Family::Gfx9 && sync.scope == Scope::System {
+        return Err(ctx.unsupported("a system-scope atomic on gfx942 (sc1=1)"));
+    }
+    let space = ctx.func.dfg.value_type(ptr).addr_space();
+    if !shared && space != Some(AddrSpace::Global) {
+        let name = space.map_or("?", AddrSpace::name);
+        return Err(ctx.unsupported(format!("an atomic_rmw on {name} memory (global and shared only so far)")));
+    }
+    let returns = is_used(ctx, result);
+    let data = ctx.val(value)?;
+    let data = ctx.as_class(data, RegClass::V1)?;
+    let dst = ctx.temp(RegClass::V1);
+    if shared {
+        match lds.filter(|_| !returns) {
+            Some(opcode) => emit_ds(ctx, opcode, &[], ptr, Some(data))?,
+            None => emit_ds(ctx, lds_rtn, &[Def::temp(dst)], ptr, Some(data))?,
+        }
+    } else {
+        let addr = address(ctx, ptr)?;
+        let ops = [Operand::temp(addr), Operand::temp(data)];
+        if returns {
+            let mut inst = mir::Inst::new(global, &[Def::temp(dst)], &ops);
+            // glc (gfx11) or sc0 (gfx942): return the old value.
+            inst.fields.cpol = CachePolicy(1);
+            ctx.emit(inst);
+        } else {
+            ctx.emit(mir::Inst::new(global, &[], &ops));
+        }
+    }
+    // The old value is divergent (see `crate::divergence`); unused, it is never read.
+    ctx.set(result, Val::Temp(dst));
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! helpers every topic shares (temporaries, operands, vectors, and the VALU and SALU builders
 //! that legalize operands); [`inputs`] the kernel's inputs (`p_startpgm`, kernarg loads, the
 //! geometry values); [`alu`] arithmetic, compares, conversions and pointer arithmetic;
-//! [`memory`] loads and stores; [`control`] the block structure, phis, branches and switches,
+//! [`memory`] loads, stores, atomics and barriers; [`wave`] wave reductions; [`control`] the block structure, phis, branches and switches,
 //! and [`loops`] the loops, both with the exec-mask sequences of [`crate::exec_mask`];
 //! [`cleanup`] drops the phis and instructions that turned out unneeded.
 //!
@@ -16,7 +16,7 @@
 //!     │   ├─ alu / memory                   uniform → SALU/SMEM into SGPRs, divergent → VALU/VMEM
 //!     │   ├─ loops                          header, latch, exit; breaks and continues
 //!     │   └─ exec_mask                      saveexec / invert / restore, masks of escaping lanes
-//!     ▼ cleanup                             trivial phis, dead code
+//!     ▼ cleanup                             trivial phis, dead code; barrier waits pruned
 //!  Selected { mir, inputs, explicit_args, kernarg, lds_bytes }
 //! ```
 //!
@@ -41,6 +41,7 @@ mod control;
 mod inputs;
 mod loops;
 mod memory;
+mod wave;
 
 use crate::divergence::Divergence;
 use crate::error::IselError;
@@ -74,7 +75,9 @@ pub struct Selected {
     pub explicit_args: Vec<ExplicitArg>,
     /// Where the arguments are in the kernarg segment.
     pub kernarg: KernargLayout,
-    /// Bytes of statically allocated LDS (the kernel's shared slots).
+    /// Bytes of statically allocated LDS (the kernel's shared slots, laid out in order at their
+    /// alignments; rounded up to 16 when the kernel uses `dyn_shared_addr`, whose area starts
+    /// there).
     pub lds_bytes: u32,
 }
 
@@ -128,6 +131,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     control::function_body(&mut ctx)?;
     let mut mir = ctx.mir;
     cleanup::run(&mut mir);
+    memory::prune_barrier_waits(&mut mir);
     let lds_bytes = inputs::lds_bytes(func);
     Ok(Selected { mir, inputs, explicit_args, kernarg, lds_bytes })
 }
@@ -617,7 +621,13 @@ impl Ctx<'_> {
                 InstData::Special { value } => {
                     inputs::special(self, *value, result.expect("geometry values have results"))?
                 }
-                InstData::Load { .. } | InstData::Store { .. } => memory::select(self, data, result)?,
+                InstData::Load { .. }
+                | InstData::Store { .. }
+                | InstData::SlotAddr { .. }
+                | InstData::DynSharedAddr
+                | InstData::Barrier
+                | InstData::AtomicRmw { .. } => memory::select(self, data, result)?,
+                InstData::Reduce { op, arg } => wave::reduce(self, *op, *arg, result.expect("reduce has a result"))?,
                 InstData::Unary { .. }
                 | InstData::Binary { .. }
                 | InstData::Fma { .. }

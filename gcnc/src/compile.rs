@@ -223,6 +223,7 @@ fn compile_kernel(
     };
     set_register_counts(&mut descriptor, proc, &regs);
     descriptor.group_segment_fixed_size = sel.lds_bytes;
+    descriptor.private_segment_fixed_size = sel.private_bytes;
     descriptor.kernarg_size = sel.kernarg.size;
     let meta = metadata::Kernel::new(
         &kernel,

@@ -261,8 +261,11 @@ impl Verifier<'_> {
             return;
         };
         let (implicit_defs, implicit_ops) = hw::implicit(inst.opcode);
-        // GLOBAL takes an optional trailing `saddr`, SMEM an optional `soffset`.
+        // GLOBAL takes an optional trailing `saddr`, SMEM an optional `soffset`. SCRATCH's
+        // addresses are both optional in isa's shape; the selector always gives the VGPR one,
+        // first (`lead`), and never `saddr`.
         let optional = usize::from(matches!(inst.opcode.format(family), Format::Global | Format::Smem));
+        let lead = usize::from(inst.opcode.format(family) == Format::Scratch);
         let explicit_ops = inst.ops.len().saturating_sub(implicit_ops.len());
         // A GLOBAL/FLAT atomic returns the old value (one result more, the size of its data)
         // exactly when glc (GFX11) or sc0 (gfx942), bit 0 of the cache policy, is set.
@@ -279,7 +282,7 @@ impl Verifier<'_> {
             }
         }
         if inst.defs.len() != shape.defs.len() + implicit_defs.len() + returned
-            || !(shape.ops.len()..=shape.ops.len() + optional).contains(&explicit_ops)
+            || !(shape.ops.len() + lead..=shape.ops.len() + lead + optional).contains(&explicit_ops)
         {
             self.error(
                 b,
@@ -287,7 +290,7 @@ impl Verifier<'_> {
                 format!(
                     "expected {} result(s) and {} operand(s) ({} and {} of them implicit), found {} and {}",
                     shape.defs.len() + implicit_defs.len(),
-                    shape.ops.len() + implicit_ops.len(),
+                    shape.ops.len() + lead + implicit_ops.len(),
                     implicit_defs.len(),
                     implicit_ops.len(),
                     inst.defs.len(),
@@ -310,8 +313,10 @@ impl Verifier<'_> {
             }
         }
         for (i, op) in inst.ops.iter().enumerate() {
-            let ok = if i < explicit_ops {
-                let slot = shape.ops.get(i).copied().unwrap_or(isa::operands::Slot { loc: Loc::Sgpr, size: 2 });
+            let ok = if i < lead {
+                self.operand_fits(isa::operands::Slot { loc: Loc::Vgpr, size: 1 }, op)
+            } else if i < explicit_ops {
+                let slot = shape.ops.get(i - lead).copied().unwrap_or(isa::operands::Slot { loc: Loc::Sgpr, size: 2 });
                 self.operand_fits(slot, op)
             } else {
                 op.rc().is_some_and(|rc| self.implicit_fits(implicit_ops[i - explicit_ops], op.reg, rc))

@@ -79,6 +79,7 @@ fn ops32(op: BinaryOp) -> (Option<(Opcode, bool)>, Option<Opcode>, bool) {
         BinaryOp::Sub => (Some((SSubU32, true)), Some(VSubNcU32), false),
         BinaryOp::Mul => (Some((SMulI32, false)), Some(VMulLoU32), false),
         BinaryOp::UmulHi => (None, Some(VMulHiU32), false),
+        BinaryOp::SmulHi => (None, Some(VMulHiI32), false),
         BinaryOp::And => (Some((SAndB32, true)), Some(VAndB32), false),
         BinaryOp::Or => (Some((SOrB32, true)), Some(VOrB32), false),
         BinaryOp::Xor => (Some((SXorB32, true)), Some(VXorB32), false),
@@ -108,8 +109,14 @@ fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Resu
     if matches!(op, BinaryOp::Udiv | BinaryOp::Urem) && ty == Type::I32 {
         return divide(ctx, op == BinaryOp::Urem, a, b, r);
     }
+    if matches!(op, BinaryOp::Sdiv | BinaryOp::Srem) && ty == Type::I32 {
+        return sdivide(ctx, op == BinaryOp::Srem, a, b, r);
+    }
     if op == BinaryOp::Fdiv && ty == Type::F32 {
         return fdiv32(ctx, a, b, r);
+    }
+    if matches!(op, BinaryOp::Fmin | BinaryOp::Fmax) && ty == Type::F32 {
+        return fminmax32(ctx, op == BinaryOp::Fmax, a, b, r);
     }
     // A multiply by a power of two is a shift.
     let (op, x, y) = match (op, log2_const(ctx, b), log2_const(ctx, a)) {
@@ -174,6 +181,19 @@ fn divide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<
         return Ok(vector(ctx, VSubNcU32, &[x, qd], r));
     }
     let y = ctx.operand(b)?;
+    let q = udivrem_var(ctx, rem, x, y);
+    if rem {
+        return Ok(vector(ctx, VMovB32, &[q], r));
+    }
+    Ok(divide_by_zero_fixup(ctx, q, y, r))
+}
+
+/// The unsigned quotient (or remainder, when `rem`) of `x / y` for a variable `y`, as LLVM
+/// expands it for AMDGPU: an estimate of 2^32 / y from the f32 reciprocal, one Newton-Raphson
+/// step, the quotient's estimate and two corrections. The remainder by 0 is `x`; the quotient
+/// by 0 is not yet all ones ([`divide_by_zero_fixup`] makes it so).
+fn udivrem_var(ctx: &mut Ctx<'_>, rem: bool, x: Operand, y: Operand) -> Operand {
+    use Opcode::*;
     let fy = v32(ctx, VCvtF32U32, &[y]);
     let rcp = v32(ctx, VRcpF32, &[fy]);
     // 4294966784.0: just below 2^32, so the estimate never exceeds 2^32 / y.
@@ -197,14 +217,45 @@ fn divide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<
         rest = v32(ctx, VCndmaskB32, &[rest, r1, Operand::temp(m)]);
     }
     if rem {
-        return Ok(vector(ctx, VMovB32, &[rest], r));
+        rest
+    } else {
+        q
     }
-    let zero = ctx.temp(ctx.lm());
-    ctx.valu(VCmpEqU32, &[Def::temp(zero)], &[Operand::constant(0), y]);
-    Ok(vector(ctx, VCndmaskB32, &[q, Operand::constant(u32::MAX), Operand::temp(zero)], r))
 }
 
-/// A 32-bit VALU result as an operand.
+/// The quotient `q` of a division by `y`, all ones where `y` is 0 (the reference
+/// interpreter's `x / 0`, signed or unsigned), as the value `r`.
+fn divide_by_zero_fixup(ctx: &mut Ctx<'_>, q: Operand, y: Operand, r: Value) -> Val {
+    let zero = ctx.temp(ctx.lm());
+    ctx.valu(Opcode::VCmpEqU32, &[Def::temp(zero)], &[Operand::constant(0), y]);
+    vector(ctx, Opcode::VCndmaskB32, &[q, Operand::constant(u32::MAX), Operand::temp(zero)], r)
+}
+
+/// A signed 32-bit division or remainder (`sdiv`/`srem`): the unsigned expansion of the
+/// magnitudes ([`udivrem_var`]), then the sign put back with `(v ^ s) - s` — the quotient's
+/// sign is the operands' signs xored, the remainder's is the dividend's. As the reference
+/// interpreter defines them (RISC-V): `x / 0` is -1, `x % 0` is `x`, and `MIN / -1` is `MIN`
+/// with remainder 0, which the magnitudes give (|MIN| is 2^31 as an unsigned number).
+fn sdivide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+    let sign = |ctx: &mut Ctx<'_>, v: Operand| v32(ctx, VAshrrevI32, &[Operand::constant(31), v]);
+    let apply = |ctx: &mut Ctx<'_>, v: Operand, s: Operand| {
+        let flipped = v32(ctx, VXorB32, &[v, s]);
+        v32(ctx, VSubNcU32, &[flipped, s])
+    };
+    let (sx, sy) = (sign(ctx, x), sign(ctx, y));
+    let (ax, ay) = (apply(ctx, x, sx), apply(ctx, y, sy));
+    let mag = udivrem_var(ctx, rem, ax, ay);
+    if rem {
+        let v = apply(ctx, mag, sx);
+        return Ok(vector(ctx, VMovB32, &[v], r));
+    }
+    let s = v32(ctx, VXorB32, &[sx, sy]);
+    let q = apply(ctx, mag, s);
+    Ok(divide_by_zero_fixup(ctx, q, y, r))
+}
+
 /// A correctly rounded f32 division `a / b`, as LLVM expands it for AMDGPU with f32 denormals
 /// enabled (SIISelLowering's `LowerFDIV32`; what clang-19 emits for OpenCL's `a / b` under
 /// `-cl-fp32-correctly-rounded-divide-sqrt`, the kernel descriptor keeping IEEE denormals, so
@@ -243,6 +294,24 @@ fn fdiv32(ctx: &mut Ctx<'_>, a: Value, b: Value, r: Value) -> Result<Val, IselEr
     let fmas = ctx.temp(RegClass::V1);
     ctx.valu(VDivFmasF32, &[Def::temp(fmas)], &[e2, rcp1, q1, Operand::fixed(flag, PhysReg::VCC)]);
     Ok(vector(ctx, VDivFixupF32, &[Operand::temp(fmas), y, x], r))
+}
+
+/// A 32-bit VALU result as an operand.
+/// An f32 `fmin`/`fmax` (IEEE 754-2008 minNum/maxNum, `-0 < +0`, a NaN losing to a number):
+/// `v_min_f32`/`v_max_f32`, which in IEEE mode (the descriptor sets it) order the zeros so but
+/// give a signalling NaN input back quieted, so each operand is first canonicalized by
+/// `v_max_f32 x, x` (a quiet NaN stays, as LLVM does for `fminnum` in IEEE mode). The operands
+/// go in reversed: where both are NaNs the hardware keeps its first and the reference
+/// interpreter its second.
+fn fminmax32(ctx: &mut Ctx<'_>, max: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+    let canon = |ctx: &mut Ctx<'_>, v: Operand| match v.constant_value() {
+        Some(c) if !f32::from_bits(c).is_nan() => v,
+        _ => v32(ctx, Opcode::VMaxF32, &[v, v]),
+    };
+    let (x, y) = (canon(ctx, x), canon(ctx, y));
+    let opcode = if max { Opcode::VMaxF32 } else { Opcode::VMinF32 };
+    Ok(vector(ctx, opcode, &[y, x], r))
 }
 
 fn v32(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand]) -> Operand {
@@ -338,26 +407,63 @@ fn binary64(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Re
                 (BinaryOp::Mul, _, None, Some(k)) => Some((b, k)),
                 _ => None,
             };
-            let Some((x, k)) = shift else {
-                return Err(ctx.unsupported(format!("a 64-bit {op} by a non-constant")));
-            };
-            let file = if divergent { RegType::Vgpr } else { RegType::Sgpr };
-            let x = match ctx.val(x)? {
-                Val::Temp(t) => Operand::temp(t),
-                Val::Const(c) => Operand::temp(ctx.wide_const(c, file)),
-                _ => return Err(ctx.unsupported("this 64-bit operand")),
-            };
-            if !divergent {
-                let s = ctx.temp(RegClass::S2);
-                ctx.salu(Opcode::SLshlB64, &[Def::temp(s), Ctx::scc_clobber()], &[x, Operand::constant(k)]);
-                return Ok(Val::Temp(s));
+            match shift {
+                Some((x, k)) => shift64(ctx, BinaryOp::Shl, x, Operand::constant(k), divergent),
+                None if op == BinaryOp::Mul => mul64(ctx, a, b, r),
+                None => {
+                    let amount = ctx.halves(b)?[0];
+                    shift64(ctx, op, a, amount, divergent)
+                }
             }
-            let v = ctx.temp(RegClass::V2);
-            ctx.valu(Opcode::VLshlrevB64, &[Def::temp(v)], &[Operand::constant(k), x]);
-            Ok(Val::Temp(v))
+        }
+        BinaryOp::Lshr | BinaryOp::Ashr => {
+            let amount = ctx.halves(b)?[0];
+            shift64(ctx, op, a, amount, divergent)
         }
         _ => Err(ctx.unsupported(format!("{op} on i64 (no opcode in the table yet)"))),
     }
+}
+
+/// A 64-bit shift of `x` by `amount` (a dword; the hardware reads its low 6 bits, the
+/// reference interpreter takes it modulo 64): `s_lshl_b64`/`s_lshr_b64`/`s_ashr_i64`, or
+/// `v_lshlrev_b64`/`v_lshrrev_b64`/`v_ashrrev_i64` (amount first).
+fn shift64(ctx: &mut Ctx<'_>, op: BinaryOp, x: Value, amount: Operand, divergent: bool) -> Result<Val, IselError> {
+    use Opcode::*;
+    let (salu, valu) = match op {
+        BinaryOp::Shl => (SLshlB64, VLshlrevB64),
+        BinaryOp::Lshr => (SLshrB64, VLshrrevB64),
+        _ => (SAshrI64, VAshrrevI64),
+    };
+    let file = if divergent { RegType::Vgpr } else { RegType::Sgpr };
+    let x = match ctx.val(x)? {
+        Val::Temp(t) => Operand::temp(t),
+        Val::Const(c) => Operand::temp(ctx.wide_const(c, file)),
+        _ => return Err(ctx.unsupported("this 64-bit operand")),
+    };
+    if !divergent {
+        let s = ctx.temp(RegClass::S2);
+        ctx.salu(salu, &[Def::temp(s), Ctx::scc_clobber()], &[x, amount]);
+        return Ok(Val::Temp(s));
+    }
+    let v = ctx.temp(RegClass::V2);
+    ctx.valu(valu, &[Def::temp(v)], &[amount, x]);
+    Ok(Val::Temp(v))
+}
+
+/// A 64-bit multiply (the low 64 bits of the product), on the VALU as LLVM expands it: the
+/// low dword `lo(alo * blo)`, the high dword `hi(alo * blo) + lo(alo * bhi) + lo(ahi * blo)`;
+/// read back into SGPRs when uniform (the SALU has no high multiply on gfx11).
+fn mul64(ctx: &mut Ctx<'_>, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    let ([alo, ahi], [blo, bhi]) = (ctx.halves(a)?, ctx.halves(b)?);
+    let lo = v32(ctx, VMulLoU32, &[alo, blo]);
+    let carry = v32(ctx, VMulHiU32, &[alo, blo]);
+    let cross1 = v32(ctx, VMulLoU32, &[alo, bhi]);
+    let cross2 = v32(ctx, VMulLoU32, &[ahi, blo]);
+    let sum = v32(ctx, VAddNcU32, &[carry, cross1]);
+    let hi = v32(ctx, VAddNcU32, &[sum, cross2]);
+    let v = ctx.create_vector(RegClass::V2, &[lo, hi]);
+    Ok(Val::Temp(if ctx.div.is_divergent(r) { v } else { ctx.readfirstlane(v) }))
 }
 
 /// A 64-bit add (or subtract) of two pairs of dwords: SALU through SCC, or VALU through VCC.
@@ -401,6 +507,50 @@ fn unary(ctx: &mut Ctx<'_>, op: UnaryOp, arg: Value, r: Value) -> Result<Val, Is
                 vector(ctx, Opcode::VNotB32, &[x], r)
             } else {
                 Val::Temp(scalar(ctx, Opcode::SNotB32, &[x], true))
+            })
+        }
+        // Wrapping, as the reference interpreter defines it (|MIN| is MIN): max(x, 0 - x).
+        (UnaryOp::Iabs, Type::I32) => {
+            let x = ctx.operand(arg)?;
+            let neg = v32(ctx, Opcode::VSubNcU32, &[Operand::constant(0), x]);
+            Ok(vector(ctx, Opcode::VMaxI32, &[neg, x], r))
+        }
+        (UnaryOp::Popcount, Type::I32) => {
+            let x = ctx.operand(arg)?;
+            Ok(if ctx.div.is_divergent(r) {
+                vector(ctx, Opcode::VBcntU32B32, &[x, Operand::constant(0)], r)
+            } else {
+                Val::Temp(scalar(ctx, Opcode::SBcnt1I32B32, &[x], true))
+            })
+        }
+        // The first set bit from the top (clz) or the bottom (ctz): `v_clz_i32_u32` /
+        // `v_ctz_i32_b32` (gfx942: `v_ffbh_u32` / `v_ffbl_b32`), which give -1 for 0, and
+        // `v_min_u32` with 32 for the reference interpreter's 32.
+        (UnaryOp::Clz | UnaryOp::Ctz, Type::I32) => {
+            let x = ctx.operand(arg)?;
+            let gfx11 = ctx.family == isa::opcode::Family::Gfx11;
+            let opcode = match (op == UnaryOp::Clz, gfx11) {
+                (true, true) => Opcode::VClzI32U32,
+                (true, false) => Opcode::VFfbhU32,
+                (false, true) => Opcode::VCtzI32B32,
+                (false, false) => Opcode::VFfblB32,
+            };
+            let first = v32(ctx, opcode, &[x]);
+            Ok(vector(ctx, Opcode::VMinU32, &[Operand::constant(32), first], r))
+        }
+        // The sign bit flipped or cleared, as the reference interpreter defines them (a NaN's
+        // payload kept): an integer xor or and, on whichever unit holds the value.
+        (UnaryOp::Fneg | UnaryOp::Fabs, Type::F32) => {
+            let x = ctx.operand(arg)?;
+            let (vop, sop, k) = if op == UnaryOp::Fneg {
+                (Opcode::VXorB32, Opcode::SXorB32, 0x8000_0000)
+            } else {
+                (Opcode::VAndB32, Opcode::SAndB32, 0x7fff_ffff)
+            };
+            Ok(if ctx.div.is_divergent(r) {
+                vector(ctx, vop, &[Operand::constant(k), x], r)
+            } else {
+                Val::Temp(scalar(ctx, sop, &[x, Operand::constant(k)], true))
             })
         }
         _ => Err(ctx.unsupported(format!("{op} on {ty}"))),
@@ -562,6 +712,13 @@ fn convert(ctx: &mut Ctx<'_>, op: ConvOp, ty: Type, arg: Value, r: Value) -> Res
         (ConvOp::Uitofp | ConvOp::Sitofp, Type::I32, Type::F32) => {
             let x = ctx.operand(arg)?;
             let opcode = if op == ConvOp::Uitofp { Opcode::VCvtF32U32 } else { Opcode::VCvtF32I32 };
+            Ok(vector(ctx, opcode, &[x], r))
+        }
+        // Rust's `as`, as the reference interpreter defines it: truncating toward zero,
+        // saturating, a NaN giving 0 — what `v_cvt_i32_f32`/`v_cvt_u32_f32` do.
+        (ConvOp::Fptosi | ConvOp::Fptoui, Type::F32, Type::I32) => {
+            let x = ctx.operand(arg)?;
+            let opcode = if op == ConvOp::Fptoui { Opcode::VCvtU32F32 } else { Opcode::VCvtI32F32 };
             Ok(vector(ctx, opcode, &[x], r))
         }
         _ => Err(ctx.unsupported(format!("{op} from {from} to {ty}"))),

@@ -59,7 +59,9 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
         dispatch_ptr: false,
         queue_ptr: false,
         dispatch_id: false,
-        private_segment: false,
+        // Scratch for the private slots: on architected flat scratch (gfx11, gfx942) the
+        // hardware sets FLAT_SCRATCH up, and ENABLE_PRIVATE_SEGMENT asks for it.
+        private_segment: private_bytes(func) > 0,
         workgroup_id: [false; 3],
         workgroup_info: false,
         workitem_id_dims: 1,
@@ -212,11 +214,13 @@ pub(super) fn special(ctx: &mut Ctx<'_>, s: Special, result: Value) -> Result<()
     }
 }
 
-/// The LDS offset of `slot` (a shared slot) in the kernel's static layout: the shared slots in
-/// order, each at its alignment, as the reference interpreter lays them out.
-pub(super) fn shared_slot_offset(func: &Function, slot: frontend_ir::Slot) -> u32 {
+/// The offset of `slot` in its segment's static layout (LDS for a shared slot, the lane's
+/// private segment for a private one): the slots of that address space in order, each at its
+/// alignment, as the reference interpreter lays them out.
+pub(super) fn slot_offset(func: &Function, slot: frontend_ir::Slot) -> u32 {
+    let space = func.slots[slot].space;
     let mut end = 0u32;
-    for (s, data) in func.slots.iter().filter(|(_, d)| d.space == AddrSpace::Shared) {
+    for (s, data) in func.slots.iter().filter(|(_, d)| d.space == space) {
         let offset = end.next_multiple_of(data.align.max(1));
         if s == slot {
             return offset;
@@ -232,10 +236,18 @@ pub(super) fn dyn_shared_offset(func: &Function) -> u32 {
 }
 
 fn static_lds_end(func: &Function) -> u32 {
-    func.slots
-        .values()
-        .filter(|s| s.space == AddrSpace::Shared)
-        .fold(0, |end, s| end.next_multiple_of(s.align.max(1)) + s.size)
+    segment_end(func, AddrSpace::Shared)
+}
+
+/// Where the static slots of `space` end.
+fn segment_end(func: &Function, space: AddrSpace) -> u32 {
+    func.slots.values().filter(|s| s.space == space).fold(0, |end, s| end.next_multiple_of(s.align.max(1)) + s.size)
+}
+
+/// Bytes of each lane's private segment (`private_segment_fixed_size`): the private slots,
+/// laid out as [`slot_offset`] does, rounded up to a dword.
+pub(super) fn private_bytes(func: &Function) -> u32 {
+    segment_end(func, AddrSpace::Private).next_multiple_of(4)
 }
 
 /// Bytes of static LDS: the shared slots, each at its alignment; padded to where the dynamic

@@ -3,14 +3,20 @@
 //! a `global_*` instruction with the address in a VGPR pair and no scalar base (`off`: the
 //! operand is left out, as `isa::operands` says). Shared memory (LDS) is addressed by 32-bit
 //! offsets: a shared slot's address is its constant offset in the kernel's static layout
-//! ([`super::inputs::shared_slot_offset`]), `dyn_shared_addr` the end of that layout, and an
+//! ([`super::inputs::slot_offset`]), `dyn_shared_addr` the end of that layout, and an
 //! access is a `ds_load`/`ds_store` (gfx942's `ds_read`/`ds_write`) with the offset in a VGPR
 //! and a constant base in the instruction's offset field (see [`emit_ds`]).
+//! A private slot's address is likewise its constant offset in the lane's private segment, and
+//! a private access is a `scratch_load`/`scratch_store` (`_dword` on gfx942) with that offset
+//! in a VGPR: both targets have architected flat scratch, so the hardware sets FLAT_SCRATCH up
+//! and swizzles the lanes' segments (the descriptor enables the private segment and gives its
+//! size, see [`super::inputs::private_bytes`]).
 //! Accesses of 4 and 8 bytes, naturally aligned, without volatile, nontemporal or availability
-//! flags are selected so far; scratch and flat come with the memory-model work.
+//! flags are selected so far; flat comes with the memory-model work.
 //!
-//! `atomic_rmw` on 32-bit integers is a `global_atomic_*` or `ds_*` operation, the returning
-//! form (`glc`/`sc0` set, or `ds_*_rtn_*`) only when the old value is used; relaxed orderings
+//! `atomic_load` and `atomic_store`, relaxed, are the plain access with the cache-policy bits
+//! of their scope (see [`relaxed_cache_policy`]). `atomic_rmw` on 32-bit integers is a
+//! `global_atomic_*` or `ds_*` operation, the returning form (`glc`/`sc0` set, or `ds_*_rtn_*`) only when the old value is used; relaxed orderings
 //! only so far, whose memory-model sequence is the plain operation (see [`atomic_rmw`]).
 //!
 //! `barrier` is `s_barrier` wrapped in the waits (and invalidates) of a workgroup-scope
@@ -25,15 +31,15 @@ use isa::opcode::{Family, Format, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use smallvec::SmallVec;
 
-/// Selects a `load`, `store`, `slot_addr`, `dyn_shared_addr`, `atomic_rmw` or `barrier`.
+/// Selects a `load`, `store`, `atomic_load`, `atomic_store`, `slot_addr`, `dyn_shared_addr`, `atomic_rmw` or `barrier`.
 pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) -> Result<(), IselError> {
     match *data {
         InstData::Load { ty, ptr, flags } => load(ctx, ty, ptr, flags, result.expect("loads have results")),
         InstData::SlotAddr { slot } => {
-            if ctx.func.slots[slot].space != AddrSpace::Shared {
-                return Err(ctx.unsupported("the address of a private slot (scratch)"));
+            if !matches!(ctx.func.slots[slot].space, AddrSpace::Shared | AddrSpace::Private) {
+                return Err(ctx.unsupported("the address of a slot of this address space"));
             }
-            let offset = inputs::shared_slot_offset(ctx.func, slot);
+            let offset = inputs::slot_offset(ctx.func, slot);
             ctx.set(result.expect("slot_addr has a result"), Val::Const(offset as u64));
             Ok(())
         }
@@ -46,33 +52,56 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
         InstData::AtomicRmw { op, args: [ptr, value], sync } => {
             atomic_rmw(ctx, op, ptr, value, sync, result.expect("atomic_rmw has a result"))
         }
-        InstData::Store { args: [ptr, value], flags } => {
-            let ty = ctx.func.dfg.value_type(value);
-            let dwords = check_access(ctx, ptr, ty, flags)?;
-            if is_shared(ctx, ptr) {
-                let data = ctx.val(value)?;
-                let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
-                let opcode = if dwords == 1 { Opcode::DsStoreB32 } else { Opcode::DsStoreB64 };
-                return emit_ds(ctx, opcode, &[], ptr, Some(data));
-            }
-            let addr = address(ctx, ptr)?;
-            let data = ctx.val(value)?;
-            let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
-            let opcode = if dwords == 1 { Opcode::GlobalStoreB32 } else { Opcode::GlobalStoreB64 };
-            ctx.emit(mir::Inst::new(opcode, &[], &[Operand::temp(addr), Operand::temp(data)]));
-            Ok(())
+        InstData::Store { args: [ptr, value], flags } => store(ctx, ptr, value, flags, CachePolicy::default()),
+        InstData::AtomicLoad { ty, ptr, sync } => {
+            let cpol = relaxed_cache_policy(ctx, ptr, sync, false)?;
+            load_with(
+                ctx,
+                ty,
+                ptr,
+                MemFlags::aligned(ty.bytes().unwrap_or(1)),
+                cpol,
+                result.expect("loads have results"),
+            )
+        }
+        InstData::AtomicStore { args: [ptr, value], sync } => {
+            let cpol = relaxed_cache_policy(ctx, ptr, sync, true)?;
+            let bytes = ctx.func.dfg.value_type(value).bytes().unwrap_or(1);
+            store(ctx, ptr, value, MemFlags::aligned(bytes), cpol)
         }
         _ => unreachable!("memory::select is called for memory, LDS-address and barrier instructions"),
     }
 }
 
 fn load(ctx: &mut Ctx<'_>, ty: Type, ptr: Value, flags: MemFlags, result: Value) -> Result<(), IselError> {
+    load_with(ctx, ty, ptr, flags, CachePolicy::default(), result)
+}
+
+/// A load whose global form has the cache-policy bits `cpol` (those of an atomic load; an
+/// atomic load is divergent, so never the SMEM form, see [`crate::divergence`]).
+fn load_with(
+    ctx: &mut Ctx<'_>,
+    ty: Type,
+    ptr: Value,
+    flags: MemFlags,
+    cpol: CachePolicy,
+    result: Value,
+) -> Result<(), IselError> {
     let dwords = check_access(ctx, ptr, ty, flags)?;
     if is_shared(ctx, ptr) {
         // LDS loads are divergent sources (see `crate::divergence`): the result is in VGPRs.
         let dst = ctx.temp(RegClass::vgpr(dwords));
         let opcode = if dwords == 1 { Opcode::DsLoadB32 } else { Opcode::DsLoadB64 };
         emit_ds(ctx, opcode, &[Def::temp(dst)], ptr, None)?;
+        ctx.set(result, Val::Temp(dst));
+        return Ok(());
+    }
+    if is_private(ctx, ptr) {
+        // Private loads are divergent sources too (see `crate::divergence`).
+        let addr = private_address(ctx, ptr)?;
+        let dst = ctx.temp(RegClass::vgpr(dwords));
+        let opcode = if dwords == 1 { Opcode::ScratchLoadB32 } else { Opcode::ScratchLoadB64 };
+        ctx.emit(mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(addr)]));
         ctx.set(result, Val::Temp(dst));
         return Ok(());
     }
@@ -92,17 +121,95 @@ fn load(ctx: &mut Ctx<'_>, ty: Type, ptr: Value, flags: MemFlags, result: Value)
     let addr = address(ctx, ptr)?;
     let dst = ctx.temp(RegClass::vgpr(dwords));
     let opcode = if dwords == 1 { Opcode::GlobalLoadB32 } else { Opcode::GlobalLoadB64 };
-    ctx.emit(mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(addr)]));
+    let mut inst = mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(addr)]);
+    inst.fields.cpol = cpol;
+    ctx.emit(inst);
     ctx.set(result, Val::Temp(dst));
     Ok(())
+}
+
+/// A store of `value` to `ptr`; its global form has the cache-policy bits `cpol`.
+fn store(ctx: &mut Ctx<'_>, ptr: Value, value: Value, flags: MemFlags, cpol: CachePolicy) -> Result<(), IselError> {
+    let ty = ctx.func.dfg.value_type(value);
+    let dwords = check_access(ctx, ptr, ty, flags)?;
+    if is_shared(ctx, ptr) {
+        let data = ctx.val(value)?;
+        let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
+        let opcode = if dwords == 1 { Opcode::DsStoreB32 } else { Opcode::DsStoreB64 };
+        return emit_ds(ctx, opcode, &[], ptr, Some(data));
+    }
+    if is_private(ctx, ptr) {
+        let addr = private_address(ctx, ptr)?;
+        let data = ctx.val(value)?;
+        let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
+        let opcode = if dwords == 1 { Opcode::ScratchStoreB32 } else { Opcode::ScratchStoreB64 };
+        ctx.emit(mir::Inst::new(opcode, &[], &[Operand::temp(addr), Operand::temp(data)]));
+        return Ok(());
+    }
+    let addr = address(ctx, ptr)?;
+    let data = ctx.val(value)?;
+    let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
+    let opcode = if dwords == 1 { Opcode::GlobalStoreB32 } else { Opcode::GlobalStoreB64 };
+    let mut inst = mir::Inst::new(opcode, &[], &[Operand::temp(addr), Operand::temp(data)]);
+    inst.fields.cpol = cpol;
+    ctx.emit(inst);
+    Ok(())
+}
+
+/// The cache-policy bits of a relaxed (monotonic) atomic load or store, whose memory-model
+/// sequence is the plain access with these bits (an LDS access has none):
+/// - GFX10-GFX11 (AMDGPUUsage-new.txt:10927-10944): "load atomic monotonic - workgroup -
+///   global 1. buffer/global/flat_load glc=1 - If CU wavefront execution mode, omit glc=1",
+///   "load atomic monotonic - agent - system - global ... glc=1 dlc=1 - If GFX11, omit
+///   dlc=1"; a store is the plain `global_store` at every scope.
+/// - GFX942 (AMDGPUUsage-new.txt:8764-8786): loads and stores alike, singlethread and
+///   wavefront plain, "workgroup ... sc0=1", "agent ... sc1=1", "system ... sc0=1 sc1=1"; in
+///   tgsplit mode the local address space cannot be used.
+///
+/// Other orderings need the acquire and release sequences, not selected yet.
+fn relaxed_cache_policy(ctx: &Ctx<'_>, ptr: Value, sync: SyncInfo, is_store: bool) -> Result<CachePolicy, IselError> {
+    let what = if is_store { "atomic_store" } else { "atomic_load" };
+    if sync.ordering != Ordering::Relaxed {
+        return Err(ctx.unsupported(format!("a {} {what} (only relaxed so far)", sync.ordering.name())));
+    }
+    if sync.av_none {
+        return Err(ctx.unsupported(format!("an {what} with av_none")));
+    }
+    if is_shared(ctx, ptr) {
+        if ctx.family == Family::Gfx9 && ctx.target.tgsplit {
+            return Err(ctx.unsupported(format!("an LDS {what} in tgsplit mode")));
+        }
+        return Ok(CachePolicy::default());
+    }
+    let space = ctx.func.dfg.value_type(ptr).addr_space();
+    if space != Some(AddrSpace::Global) {
+        let name = space.map_or("?", AddrSpace::name);
+        return Err(ctx.unsupported(format!("an {what} on {name} memory (global and shared only so far)")));
+    }
+    let wide = matches!(sync.scope, Scope::Cluster | Scope::Agent | Scope::System);
+    Ok(CachePolicy(if ctx.family == Family::Gfx9 {
+        // SC0 bit 0, SC1 bit 2.
+        match sync.scope {
+            Scope::Singlethread | Scope::Wavefront => 0,
+            Scope::Workgroup => 1,
+            Scope::Cluster | Scope::Agent => 4,
+            Scope::System => 5,
+        }
+    } else {
+        // GLC bit 0: loads at workgroup scope in WGP mode, and at agent and system scope.
+        let workgroup_glc = sync.scope == Scope::Workgroup && !ctx.target.cumode;
+        u8::from(!is_store && (wide || workgroup_glc))
+    }))
 }
 
 /// Checks that the access is one selected so far; gives its size in dwords.
 fn check_access(ctx: &Ctx<'_>, ptr: Value, ty: Type, flags: MemFlags) -> Result<u8, IselError> {
     let space = ctx.func.dfg.value_type(ptr).addr_space();
-    if !matches!(space, Some(AddrSpace::Global | AddrSpace::Constant | AddrSpace::Shared)) {
+    if !matches!(space, Some(AddrSpace::Global | AddrSpace::Constant | AddrSpace::Shared | AddrSpace::Private)) {
         let name = space.map_or("?", AddrSpace::name);
-        return Err(ctx.unsupported(format!("{name} memory access (only global, constant and shared memory so far)")));
+        return Err(
+            ctx.unsupported(format!("{name} memory access (only global, constant, shared and private memory so far)"))
+        );
     }
     if flags.volatile || flags.nontemporal || flags.av.is_some() {
         return Err(ctx.unsupported("volatile, nontemporal and availability flags (memory-model lowering)"));
@@ -121,6 +228,17 @@ fn check_access(ctx: &Ctx<'_>, ptr: Value, ty: Type, flags: MemFlags) -> Result<
 fn address(ctx: &mut Ctx<'_>, ptr: Value) -> Result<Temp, IselError> {
     let val = ctx.val(ptr)?;
     ctx.as_class(val, RegClass::V2)
+}
+
+/// Whether `ptr` points into the lane's private segment (scratch).
+fn is_private(ctx: &Ctx<'_>, ptr: Value) -> bool {
+    ctx.func.dfg.value_type(ptr).addr_space() == Some(AddrSpace::Private)
+}
+
+/// A private address (an offset in the lane's segment) in a VGPR.
+fn private_address(ctx: &mut Ctx<'_>, ptr: Value) -> Result<Temp, IselError> {
+    let val = ctx.val(ptr)?;
+    ctx.as_class(val, RegClass::V1)
 }
 
 /// Whether `ptr` points into shared memory (LDS).

@@ -17,7 +17,7 @@
 //!     │   ├─ loops                          header, latch, exit; breaks and continues
 //!     │   └─ exec_mask                      saveexec / invert / restore, masks of escaping lanes
 //!     ▼ cleanup                             trivial phis, dead code; barrier waits pruned
-//!  Selected { mir, inputs, explicit_args, kernarg, lds_bytes }
+//!  Selected { mir, inputs, explicit_args, kernarg, lds_bytes, private_bytes }
 //! ```
 //!
 //! Every IR value becomes a [`Val`]: a temporary (an SGPR class when uniform, a VGPR class when
@@ -79,6 +79,9 @@ pub struct Selected {
     /// alignments; rounded up to 16 when the kernel uses `dyn_shared_addr`, whose area starts
     /// there).
     pub lds_bytes: u32,
+    /// Bytes of each lane's private segment (scratch): the kernel's private slots, laid out in
+    /// order at their alignments (`private_segment_fixed_size` of the descriptor).
+    pub private_bytes: u32,
 }
 
 /// Selects `kernel` of `module` for `target`.
@@ -133,7 +136,8 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     cleanup::run(&mut mir);
     memory::prune_barrier_waits(&mut mir);
     let lds_bytes = inputs::lds_bytes(func);
-    Ok(Selected { mir, inputs, explicit_args, kernarg, lds_bytes })
+    let private_bytes = inputs::private_bytes(func);
+    Ok(Selected { mir, inputs, explicit_args, kernarg, lds_bytes, private_bytes })
 }
 
 /// Where a divergent boolean is defined (for an instruction result) and the blocks whose
@@ -626,8 +630,17 @@ impl Ctx<'_> {
                 | InstData::SlotAddr { .. }
                 | InstData::DynSharedAddr
                 | InstData::Barrier
-                | InstData::AtomicRmw { .. } => memory::select(self, data, result)?,
+                | InstData::AtomicRmw { .. }
+                | InstData::AtomicLoad { .. }
+                | InstData::AtomicStore { .. } => memory::select(self, data, result)?,
                 InstData::Reduce { op, arg } => wave::reduce(self, *op, *arg, result.expect("reduce has a result"))?,
+                InstData::Ballot { arg } => wave::ballot(self, *arg, result.expect("ballot has a result"))?,
+                InstData::Shuffle { args: [v, lane] } => {
+                    wave::shuffle(self, *v, *lane, result.expect("shuffle has a result"))?
+                }
+                InstData::ReadFirstLane { arg } => {
+                    wave::readfirstlane(self, *arg, result.expect("readfirstlane has a result"))?
+                }
                 InstData::Unary { .. }
                 | InstData::Binary { .. }
                 | InstData::Fma { .. }

@@ -1,4 +1,15 @@
-//! Wave-level operations: `reduce` over the active lanes.
+//! Wave-level operations: `reduce` over the active lanes, `shuffle`, `ballot` and
+//! `readfirstlane`.
+//!
+//! `shuffle %v, %lane` of a 32-bit value is `ds_bpermute_b32` with the address `lane * 4`,
+//! which gives 0 for a source lane EXEC disables; a `v_cmp`/`v_cndmask` gives 0 for a lane
+//! index at or past the wave size, as the reference interpreter does. On GFX11 wave64
+//! `ds_bpermute_b32` reaches only the lanes of its own half, and the cross-half form (ACO's
+//! `v_permlane64` and whole-wave mode) is not selected yet.
+//!
+//! `ballot %c` is the lane mask of `c` and EXEC (a uniform `c` selects EXEC or 0 with
+//! `s_cselect`), zero-extended to the `i64` result on wave32. `readfirstlane %v` of a
+//! divergent 32-bit value is `v_readfirstlane_b32`; of a uniform one, the value itself.
 //!
 //! A reduction is selected as a straight-line scalar loop unrolled over the lanes: for each
 //! lane `i`, `v_readlane_b32` reads its value, `s_bitcmp1` tests bit `i` of EXEC, and
@@ -71,6 +82,70 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     }
     let Some(t) = acc.temp_of() else { unreachable!("a wave has lanes") };
     ctx.set(result, Val::Temp(t));
+    Ok(())
+}
+
+/// Selects `ballot %arg`: an SGPR pair with bit i set for each active lane i where `arg` holds.
+pub(super) fn ballot(ctx: &mut Ctx<'_>, arg: Value, result: Value) -> Result<(), IselError> {
+    let wide = ctx.wave == 64;
+    let exec = ctx.exec();
+    let mask = ctx.temp(ctx.lm());
+    if ctx.div.is_divergent(arg) {
+        let m = ctx.lane_mask_of(arg)?;
+        let and = if wide { Opcode::SAndB64 } else { Opcode::SAndB32 };
+        ctx.salu(and, &[Def::temp(mask), Ctx::scc_clobber()], &[exec, Operand::temp(m)]);
+    } else {
+        let scc = ctx.scc_of(arg)?;
+        let cselect = if wide { Opcode::SCselectB64 } else { Opcode::SCselectB32 };
+        ctx.salu(cselect, &[Def::temp(mask)], &[exec, Operand::constant(0), Operand::fixed(scc, PhysReg::SCC)]);
+    }
+    let r = if wide { mask } else { ctx.create_vector(RegClass::S2, &[Operand::temp(mask), Operand::constant(0)]) };
+    ctx.set(result, Val::Temp(r));
+    Ok(())
+}
+
+/// Selects `shuffle %v, %lane` of a 32-bit value.
+pub(super) fn shuffle(ctx: &mut Ctx<'_>, v: Value, lane: Value, result: Value) -> Result<(), IselError> {
+    let ty = ctx.func.dfg.value_type(v);
+    if ty.bits() != 32 {
+        return Err(ctx.unsupported(format!("shuffle of {ty} (only 32-bit values so far)")));
+    }
+    if ctx.wave == 64 && ctx.family == isa::opcode::Family::Gfx11 {
+        return Err(ctx.unsupported("shuffle on GFX11 wave64 (ds_bpermute_b32 stays within each half)"));
+    }
+    let data = ctx.val(v)?;
+    let data = ctx.as_class(data, RegClass::V1)?;
+    let l = ctx.operand(lane)?;
+    let addr = ctx.temp(RegClass::V1);
+    ctx.valu(Opcode::VLshlrevB32, &[Def::temp(addr)], &[Operand::constant(2), l]);
+    let moved = ctx.temp(RegClass::V1);
+    ctx.emit(mir::Inst::new(Opcode::DsBpermuteB32, &[Def::temp(moved)], &[Operand::temp(addr), Operand::temp(data)]));
+    let in_range = ctx.temp(ctx.lm());
+    ctx.valu(Opcode::VCmpGtU32, &[Def::temp(in_range)], &[Operand::constant(ctx.wave), l]);
+    let r = ctx.temp(RegClass::V1);
+    ctx.valu(
+        Opcode::VCndmaskB32,
+        &[Def::temp(r)],
+        &[Operand::constant(0), Operand::temp(moved), Operand::temp(in_range)],
+    );
+    ctx.set(result, Val::Temp(r));
+    Ok(())
+}
+
+/// Selects `readfirstlane %arg` of a 32-bit value.
+pub(super) fn readfirstlane(ctx: &mut Ctx<'_>, arg: Value, result: Value) -> Result<(), IselError> {
+    let ty = ctx.func.dfg.value_type(arg);
+    if ty.bits() != 32 {
+        return Err(ctx.unsupported(format!("readfirstlane of {ty} (only 32-bit values so far)")));
+    }
+    let val = ctx.val(arg)?;
+    if !ctx.div.is_divergent(arg) {
+        ctx.set(result, val);
+        return Ok(());
+    }
+    let v = ctx.as_class(val, RegClass::V1)?;
+    let s = ctx.readfirstlane(v);
+    ctx.set(result, Val::Temp(s));
     Ok(())
 }
 

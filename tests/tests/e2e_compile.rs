@@ -80,7 +80,7 @@ fn inputs(case: &Case, rng: &mut Rng) -> Vec<CheckArg> {
                         let v = rng.below(2000);
                         match elem {
                             Type::F32 => ((v as f32 - 1000.0) / 8.0).to_bits().to_le_bytes().to_vec(),
-                            Type::I64 | Type::F64 => (v as u64).to_le_bytes().to_vec(),
+                            Type::I64 | Type::F64 => v.to_le_bytes().to_vec(),
                             _ => (v as u32).to_le_bytes().to_vec(),
                         }
                     })

@@ -9,7 +9,7 @@
 //! test select
 //! input ../tests/gir/interp/vadd.gir      (a .gir file relative to the workspace root,
 //!                                          or `input inline`: the IR follows the header)
-//! targets gfx1100:32 gfx1100:64 gfx942:64
+//! targets gfx1100:32 gfx1100:64 gfx942:64   (`gfx1100:32:cumode`: CU wavefront execution mode)
 //! ; comments: what the output should look like, so a reader can check the blessed text
 //!
 //! ==== output (BLESS=1 rewrites what follows)
@@ -32,10 +32,15 @@ fn workspace() -> PathBuf {
 
 /// `gfx1100:32` and the like.
 fn target(spec: &str) -> Target {
-    let (name, wave) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut parts = spec.split(':');
+    let name = parts.next().unwrap_or(spec);
     let mut target = Target::new(TargetId::parse(name).unwrap_or_else(|e| panic!("target {spec}: {e}")));
-    if let Ok(wave) = wave.parse() {
-        target.wave_size = wave;
+    for part in parts {
+        if part == "cumode" {
+            target.cumode = true;
+        } else if let Ok(wave) = part.parse() {
+            target.wave_size = wave;
+        }
     }
     target
 }
@@ -48,7 +53,8 @@ fn select_module(module: &Module, target: &Target) -> Result<String, String> {
     for (id, _) in module.kernels() {
         let selected = isel::select(module, id, target).map_err(|e| e.to_string())?;
         isel::mir_verify::verify(&selected.mir).map_err(|e| format!("{e}\n{}", selected.mir))?;
-        writeln!(out, "; target {} wave{}", target.processor().name, target.wave_size).unwrap();
+        let mode = if target.cumode { " cumode" } else { "" };
+        writeln!(out, "; target {} wave{}{mode}", target.processor().name, target.wave_size).unwrap();
         let k = &selected.kernarg;
         let i = &selected.inputs;
         let groups: String = i.workgroup_id.iter().zip("xyz".chars()).filter(|(on, _)| **on).map(|(_, d)| d).collect();

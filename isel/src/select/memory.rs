@@ -15,7 +15,10 @@
 //! flags are selected so far; flat comes with the memory-model work.
 //!
 //! `atomic_load` and `atomic_store`, relaxed, are the plain access with the cache-policy bits
-//! of their scope (see [`relaxed_cache_policy`]). `atomic_rmw` on 32-bit integers is a
+//! of their scope (see [`relaxed_cache_policy`]); an acquire load (on global memory) is
+//! followed by the waits and cache invalidates of its scope ([`acquire_after_load`]), a
+//! release store preceded by its waits and writeback ([`release_before_store`]). `fence`
+//! is the table's sequence for its ordering and scope ([`fence`]). `atomic_rmw` on 32-bit integers is a
 //! `global_atomic_*` or `ds_*` operation, the returning form (`glc`/`sc0` set, or `ds_*_rtn_*`) only when the old value is used; relaxed orderings
 //! only so far, whose memory-model sequence is the plain operation (see [`atomic_rmw`]).
 //!
@@ -49,12 +52,16 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
             Ok(())
         }
         InstData::Barrier => barrier(ctx),
+        InstData::Fence { sync } => fence(ctx, sync),
         InstData::AtomicRmw { op, args: [ptr, value], sync } => {
             atomic_rmw(ctx, op, ptr, value, sync, result.expect("atomic_rmw has a result"))
         }
         InstData::Store { args: [ptr, value], flags } => store(ctx, ptr, value, flags, CachePolicy::default()),
         InstData::AtomicLoad { ty, ptr, sync } => {
             let cpol = relaxed_cache_policy(ctx, ptr, sync, false)?;
+            if sync.ordering == Ordering::SeqCst {
+                seq_cst_before_load(ctx, sync.scope);
+            }
             load_with(
                 ctx,
                 ty,
@@ -62,10 +69,18 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
                 MemFlags::aligned(ty.bytes().unwrap_or(1)),
                 cpol,
                 result.expect("loads have results"),
-            )
+            )?;
+            if matches!(sync.ordering, Ordering::Acquire | Ordering::SeqCst) {
+                acquire_after_load(ctx, sync.scope);
+            }
+            Ok(())
         }
         InstData::AtomicStore { args: [ptr, value], sync } => {
             let cpol = relaxed_cache_policy(ctx, ptr, sync, true)?;
+            // A seq_cst store is the release store (AMDGPUUsage-new.txt:10724, 12616).
+            if matches!(sync.ordering, Ordering::Release | Ordering::SeqCst) {
+                release_before_store(ctx, sync.scope);
+            }
             let bytes = ctx.func.dfg.value_type(value).bytes().unwrap_or(1);
             store(ctx, ptr, value, MemFlags::aligned(bytes), cpol)
         }
@@ -166,11 +181,18 @@ fn store(ctx: &mut Ctx<'_>, ptr: Value, value: Value, flags: MemFlags, cpol: Cac
 ///   wavefront plain, "workgroup ... sc0=1", "agent ... sc1=1", "system ... sc0=1 sc1=1"; in
 ///   tgsplit mode the local address space cannot be used.
 ///
-/// Other orderings need the acquire and release sequences, not selected yet.
+/// The acquire load and release store rows of global memory give their access the same bits
+/// (AMDGPUUsage-new.txt:10960, 11032-11034, 8803, 8867-8868, 8887-8888, 9372-9374,
+/// 9429-9431), with the waits and invalidates of [`acquire_after_load`] and
+/// [`release_before_store`] around it; LDS and seq_cst forms are not selected yet.
 fn relaxed_cache_policy(ctx: &Ctx<'_>, ptr: Value, sync: SyncInfo, is_store: bool) -> Result<CachePolicy, IselError> {
     let what = if is_store { "atomic_store" } else { "atomic_load" };
-    if sync.ordering != Ordering::Relaxed {
-        return Err(ctx.unsupported(format!("a {} {what} (only relaxed so far)", sync.ordering.name())));
+    let ordered = if is_store { Ordering::Release } else { Ordering::Acquire };
+    if !matches!(sync.ordering, Ordering::Relaxed | Ordering::SeqCst) && sync.ordering != ordered {
+        return Err(ctx.unsupported(format!("an {} {what}", sync.ordering.name())));
+    }
+    if sync.ordering != Ordering::Relaxed && ctx.family == Family::Gfx9 && ctx.target.tgsplit {
+        return Err(ctx.unsupported(format!("a {} {what} in tgsplit mode", sync.ordering.name())));
     }
     if sync.av_none {
         return Err(ctx.unsupported(format!("an {what} with av_none")));
@@ -178,6 +200,9 @@ fn relaxed_cache_policy(ctx: &Ctx<'_>, ptr: Value, sync: SyncInfo, is_store: boo
     if is_shared(ctx, ptr) {
         if ctx.family == Family::Gfx9 && ctx.target.tgsplit {
             return Err(ctx.unsupported(format!("an LDS {what} in tgsplit mode")));
+        }
+        if sync.ordering != Ordering::Relaxed {
+            return Err(ctx.unsupported(format!("a {} LDS {what} (only relaxed so far)", sync.ordering.name())));
         }
         return Ok(CachePolicy::default());
     }
@@ -200,6 +225,188 @@ fn relaxed_cache_policy(ctx: &Ctx<'_>, ptr: Value, sync: SyncInfo, is_store: boo
         let workgroup_glc = sync.scope == Scope::Workgroup && !ctx.target.cumode;
         u8::from(!is_store && (wide || workgroup_glc))
     }))
+}
+
+/// Emits `s_waitcnt` with the given counters (each waited to 0) and, with `vscnt`,
+/// `s_waitcnt_vscnt null, 0`.
+fn emit_waits(ctx: &mut Ctx<'_>, vmcnt: bool, lgkmcnt: bool, vscnt: bool) {
+    if vmcnt || lgkmcnt {
+        let mut wait = mir::Inst::new(Opcode::SWaitcnt, &[], &[]);
+        wait.fields.imm = isa::asm::waitcnt_encode(ctx.family, vmcnt.then_some(0), None, lgkmcnt.then_some(0));
+        ctx.emit(wait);
+    }
+    if vscnt {
+        let mut vs = mir::Inst::new(Opcode::SWaitcntVscnt, &[], &[Operand::phys(PhysReg::NULL, RegClass::S1)]);
+        vs.fields.imm = 0;
+        ctx.emit(vs);
+    }
+}
+
+/// Emits a gfx942 cache maintenance instruction (`buffer_wbl2`, `buffer_inv`) with the sc bits
+/// in `cpol` (SC0 bit 0, SC1 bit 2).
+fn emit_cache_op(ctx: &mut Ctx<'_>, opcode: Opcode, cpol: u8) {
+    let mut inst = mir::Inst::new(opcode, &[], &[]);
+    inst.fields.cpol = CachePolicy(cpol);
+    ctx.emit(inst);
+}
+
+/// What follows a global `load atomic acquire` (the load carries the relaxed cache bits of
+/// its scope, which the acquire rows share, see [`relaxed_cache_policy`]):
+/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:10960-10979): "2. s_waitcnt vmcnt(0) - If CU
+///   wavefront execution mode, omit", "3. buffer_gl0_inv - If CU wavefront execution mode,
+///   omit".
+/// - GFX10-GFX11 agent and system (AMDGPUUsage-new.txt:11032-11053): "2. s_waitcnt
+///   vmcnt(0)", "3. buffer_gl1_inv; buffer_gl0_inv".
+/// - GFX942 workgroup (AMDGPUUsage-new.txt:8803-8821): the wait and `buffer_inv sc0=1` are
+///   for tgsplit mode only ("If not TgSplit execution mode, omit").
+/// - GFX942 agent (AMDGPUUsage-new.txt:8867-8886): "2. s_waitcnt vmcnt(0)", "3. buffer_inv
+///   sc1=1"; system (AMDGPUUsage-new.txt:8887-8900): "3. buffer_inv sc0=1 sc1=1".
+///
+/// Singlethread and wavefront scope need nothing (AMDGPUUsage-new.txt:10957, 8800).
+fn acquire_after_load(ctx: &mut Ctx<'_>, scope: Scope) {
+    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
+    if ctx.family == Family::Gfx9 {
+        if wide {
+            emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:8869 / 8889
+            let sc = if scope == Scope::System { 5 } else { 4 };
+            emit_cache_op(ctx, Opcode::BufferInv, sc); // AMDGPUUsage-new.txt:8877 / 8897
+        }
+        return;
+    }
+    if wide {
+        emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:11035
+        ctx.marker(Opcode::BufferGl1Inv); // AMDGPUUsage-new.txt:11043
+        ctx.marker(Opcode::BufferGl0Inv); // AMDGPUUsage-new.txt:11044
+    } else if scope == Scope::Workgroup && !ctx.target.cumode {
+        emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:10963
+        ctx.marker(Opcode::BufferGl0Inv); // AMDGPUUsage-new.txt:10973
+    }
+}
+
+/// What precedes a global `load atomic seq_cst`, whose following instructions are the acquire
+/// load's ("2. *Following instructions same as corresponding load atomic acquire*",
+/// AMDGPUUsage-new.txt:12414, 12609, 10616-10650):
+/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:12313-12317): "1. s_waitcnt lgkmcnt(0) &
+///   vmcnt(0) & vscnt(0) - If CU wavefront execution mode, omit vmcnt(0) and vscnt(0)";
+///   agent and system (AMDGPUUsage-new.txt:12511-12512) the three waits.
+/// - GFX942 workgroup (AMDGPUUsage-new.txt:10541-10545): "s_waitcnt lgkm/vmcnt(0) - Use
+///   lgkmcnt(0) if not TgSplit execution mode"; agent and system
+///   (AMDGPUUsage-new.txt:10633-10634): "s_waitcnt lgkmcnt(0) & vmcnt(0)" (no writeback).
+fn seq_cst_before_load(ctx: &mut Ctx<'_>, scope: Scope) {
+    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
+    if !wide && scope != Scope::Workgroup {
+        return;
+    }
+    if ctx.family == Family::Gfx9 {
+        emit_waits(ctx, wide, true, false); // AMDGPUUsage-new.txt:10541 / 10633-10634
+    } else {
+        let vector = wide || !ctx.target.cumode;
+        emit_waits(ctx, vector, true, vector); // AMDGPUUsage-new.txt:12313-12317 / 12511-12512
+    }
+}
+
+/// What precedes a global `store atomic release` (the store itself carries the relaxed cache
+/// bits of its scope, see [`relaxed_cache_policy`]):
+/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:11373-11419): "1. s_waitcnt lgkmcnt(0) &
+///   vmcnt(0) & vscnt(0) - If CU wavefront execution mode, omit vmcnt(0) and vscnt(0)".
+/// - GFX10-GFX11 agent and system (AMDGPUUsage-new.txt:11455-11500): "1. s_waitcnt
+///   lgkmcnt(0) & vmcnt(0) & vscnt(0)".
+/// - GFX942 workgroup (AMDGPUUsage-new.txt:9342-9374): "1. s_waitcnt lgkm/vmcnt(0) - Use
+///   lgkmcnt(0) if not TgSplit execution mode", then the store with sc0=1.
+/// - GFX942 agent (AMDGPUUsage-new.txt:9379-9431): "1. buffer_wbl2 sc1=1", "2. s_waitcnt
+///   lgkmcnt(0) & vmcnt(0)", the store with sc1=1; system (AMDGPUUsage-new.txt:9432-): "1.
+///   buffer_wbl2 sc0=1 sc1=1", the same waits, the store with sc0=1 sc1=1.
+///
+/// Singlethread and wavefront scope need nothing (AMDGPUUsage-new.txt:11370, 9336). The waits
+/// go through [`prune_barrier_waits`] like a barrier's, which drops counters with nothing
+/// outstanding.
+fn release_before_store(ctx: &mut Ctx<'_>, scope: Scope) {
+    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
+    if ctx.family == Family::Gfx9 {
+        if wide {
+            let sc = if scope == Scope::System { 5 } else { 4 };
+            emit_cache_op(ctx, Opcode::BufferWbl2, sc); // AMDGPUUsage-new.txt:9379 / 9432
+            emit_waits(ctx, true, true, false); // AMDGPUUsage-new.txt:9388-9389
+        } else if scope == Scope::Workgroup {
+            emit_waits(ctx, false, true, false); // AMDGPUUsage-new.txt:9342-9345
+        }
+        return;
+    }
+    if wide {
+        emit_waits(ctx, true, true, true); // AMDGPUUsage-new.txt:11455-11456
+    } else if scope == Scope::Workgroup {
+        let wgp = !ctx.target.cumode;
+        emit_waits(ctx, wgp, true, wgp); // AMDGPUUsage-new.txt:11373-11376
+    }
+}
+
+/// `fence ordering scope`, AMDGPUUsage's "fence" rows; a seq_cst fence is the acq_rel one
+/// (AMDGPUUsage-new.txt:10734-10738 and 12626-12630, "Same as corresponding fence acq_rel").
+/// Singlethread and wavefront scope need nothing (AMDGPUUsage-new.txt:9132, 9627, 10230,
+/// 11197, 11628, 12087). gfx942 (not tgsplit, whose forms are refused):
+/// - acquire: workgroup "s_waitcnt lgkm/vmcnt(0) - Use lgkmcnt(0) if not TgSplit"
+///   (AMDGPUUsage-new.txt:9134-9136); agent "s_waitcnt lgkmcnt(0) & vmcnt(0)", "buffer_inv
+///   sc1=1" (AMDGPUUsage-new.txt:9196-9197, 9255); system the same with "buffer_inv sc0=1
+///   sc1=1" (AMDGPUUsage-new.txt:9265-9266, 9324).
+/// - release: workgroup lgkmcnt(0) (AMDGPUUsage-new.txt:9629-9631); agent "buffer_wbl2
+///   sc1=1", "s_waitcnt lgkmcnt(0) & vmcnt(0)" (AMDGPUUsage-new.txt:9676, 9687-9688); system
+///   "buffer_wbl2 sc0=1 sc1=1" and the waits (AMDGPUUsage-new.txt:9742, 9750-9751).
+/// - acq_rel: workgroup lgkmcnt(0) (AMDGPUUsage-new.txt:10232-10234); agent `buffer_wbl2
+///   sc1=1`, the waits, `buffer_inv sc1=1` (AMDGPUUsage-new.txt:10338, 10349-10350, 10422);
+///   system with sc0=1 sc1=1 (AMDGPUUsage-new.txt:10436, 10447-10448, 10520).
+///
+/// GFX10-GFX11 (gcnc's fences order every address space, so no "If OpenCL" omission applies):
+/// - acquire: workgroup "s_waitcnt lgkmcnt(0) & vmcnt(0) & vscnt(0) - If CU wavefront
+///   execution mode, omit vmcnt(0) and vscnt(0)", "3. buffer_gl0_inv - If CU wavefront
+///   execution mode, omit" (AMDGPUUsage-new.txt:11199-11203, 11276-11278); agent and system
+///   the three waits, "buffer_gl1_inv; buffer_gl0_inv" (AMDGPUUsage-new.txt:11283-11284,
+///   11357-11358).
+/// - release: workgroup the waits, vmcnt and vscnt omitted in CU mode
+///   (AMDGPUUsage-new.txt:11630-11634); agent and system the three waits
+///   (AMDGPUUsage-new.txt:11692-11693).
+/// - acq_rel: workgroup the release waits and `buffer_gl0_inv`, CU mode omitting vmcnt,
+///   vscnt and the invalidate (AMDGPUUsage-new.txt:12089, 12203-12204); agent and system the
+///   three waits, `buffer_gl1_inv; buffer_gl0_inv` (AMDGPUUsage-new.txt:12210, 12291-12292).
+///
+/// The waits go through [`prune_barrier_waits`], which drops counters with nothing
+/// outstanding.
+fn fence(ctx: &mut Ctx<'_>, sync: SyncInfo) -> Result<(), IselError> {
+    if sync.av_none {
+        return Err(ctx.unsupported("a fence with av_none"));
+    }
+    let (release, acquire) = match sync.ordering {
+        Ordering::Acquire => (false, true),
+        Ordering::Release => (true, false),
+        Ordering::AcqRel | Ordering::SeqCst => (true, true),
+        _ => return Err(ctx.unsupported(format!("a {} fence", sync.ordering.name()))),
+    };
+    let wide = matches!(sync.scope, Scope::Cluster | Scope::Agent | Scope::System);
+    if !wide && sync.scope != Scope::Workgroup {
+        return Ok(());
+    }
+    if ctx.family == Family::Gfx9 {
+        if ctx.target.tgsplit {
+            return Err(ctx.unsupported("a fence in tgsplit mode"));
+        }
+        let sc = if sync.scope == Scope::System { 5 } else { 4 };
+        if release && wide {
+            emit_cache_op(ctx, Opcode::BufferWbl2, sc);
+        }
+        emit_waits(ctx, wide, true, false);
+        if acquire && wide {
+            emit_cache_op(ctx, Opcode::BufferInv, sc);
+        }
+        return Ok(());
+    }
+    let wgp = !ctx.target.cumode;
+    emit_waits(ctx, wide || wgp, true, wide || wgp);
+    if acquire && wide {
+        ctx.marker(Opcode::BufferGl1Inv);
+    }
+    if acquire && (wide || wgp) {
+        ctx.marker(Opcode::BufferGl0Inv);
+    }
+    Ok(())
 }
 
 /// Checks that the access is one selected so far; gives its size in dwords.
@@ -325,6 +532,8 @@ fn barrier_events(inst: &mir::Inst, family: Family) -> u8 {
         Format::Ds => LGKM,
         Format::Global | Format::Scratch => vector,
         Format::Flat => vector | LGKM,
+        // gfx942's `buffer_wbl2` and `buffer_inv` count on vmcnt.
+        Format::Mubuf if family == Family::Gfx9 => VM,
         _ => 0,
     }
 }
@@ -345,7 +554,8 @@ pub(super) fn prune_barrier_waits(mir: &mut mir::Function) {
     let run = |block: &mut mir::Block, mut state: u8, rewrite: bool| -> u8 {
         let mut i = 0;
         while i < block.insts.len() {
-            let before_barrier = block_has_barrier_after(&block.insts, i);
+            // Every wait isel emits is a memory-model wait (a barrier's or an atomic's).
+            let before_barrier = true;
             let inst = &mut block.insts[i];
             match inst.opcode {
                 Opcode::SWaitcnt => {
@@ -401,15 +611,6 @@ pub(super) fn prune_barrier_waits(mir: &mut mir::Function) {
     }
 }
 
-/// Whether the instructions from `i` to the next `s_barrier` are all waits: `i` is part of a
-/// barrier's fence.
-fn block_has_barrier_after(insts: &[mir::Inst], i: usize) -> bool {
-    insts[i..]
-        .iter()
-        .find(|x| !matches!(x.opcode, Opcode::SWaitcnt | Opcode::SWaitcntVscnt))
-        .is_some_and(|x| x.opcode == Opcode::SBarrier)
-}
-
 /// The global and LDS operations of an `atomic_rmw` on 32 bits: (global, LDS without return,
 /// LDS with return). LDS has no exchange without return. `None` for the floating-point
 /// operations, not selected yet.
@@ -430,6 +631,40 @@ fn rmw_opcodes(op: RmwOp) -> Option<(Opcode, Option<Opcode>, Opcode)> {
     })
 }
 
+/// What follows a global `atomicrmw` with acquire semantics (acquire, acq_rel, seq_cst; a
+/// seq_cst RMW is the acq_rel one, AMDGPUUsage-new.txt:12621-12625):
+/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:11082-11098, 11807-11825): "s_waitcnt
+///   vm/vscnt(0) - If CU wavefront execution mode, omit - Use vmcnt(0) if atomic with return
+///   and vscnt(0) if atomic with no-return", then "buffer_gl0_inv - If CU wavefront execution
+///   mode, omit"; agent and system (AMDGPUUsage-new.txt:11146-11160, 11994-12008): the wait,
+///   then "buffer_gl1_inv; buffer_gl0_inv".
+/// - GFX942 workgroup: the wait and `buffer_inv sc0=1` are tgsplit only
+///   (AMDGPUUsage-new.txt:8968-8979, 9850-9864); agent "s_waitcnt vmcnt(0)", "buffer_inv
+///   sc1=1" (AMDGPUUsage-new.txt:9036, 9045, 9993, 10002); system with "buffer_inv sc0=1
+///   sc1=1" (AMDGPUUsage-new.txt:9057, 9066, 10061, 10070).
+///
+/// The release part before the atomic is the release store's ([`release_before_store`]:
+/// AMDGPUUsage-new.txt:11504, 11585, 11755, 11952 on GFX10-GFX11; 9491, 9527, 9813, 9945,
+/// 10012 on GFX942).
+fn acquire_after_rmw(ctx: &mut Ctx<'_>, scope: Scope, returns: bool) {
+    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
+    if ctx.family == Family::Gfx9 {
+        if wide {
+            emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:9036 / 9057
+            let sc = if scope == Scope::System { 5 } else { 4 };
+            emit_cache_op(ctx, Opcode::BufferInv, sc); // AMDGPUUsage-new.txt:9045 / 9066
+        }
+        return;
+    }
+    if wide || !ctx.target.cumode {
+        emit_waits(ctx, returns, false, !returns); // AMDGPUUsage-new.txt:11083-11087 / 11147-11148
+        if wide {
+            ctx.marker(Opcode::BufferGl1Inv); // AMDGPUUsage-new.txt:11159
+        }
+        ctx.marker(Opcode::BufferGl0Inv); // AMDGPUUsage-new.txt:11096 / 11160
+    }
+}
+
 /// Whether any instruction of the function reads `v`.
 fn is_used(ctx: &Ctx<'_>, v: Value) -> bool {
     let func = ctx.func;
@@ -443,9 +678,11 @@ fn is_used(ctx: &Ctx<'_>, v: Value) -> bool {
 /// memory-model tables give the plain atomic at every scope on GFX10-GFX11
 /// (AMDGPUUsage-new.txt, GFX10-GFX11 table: "atomicrmw monotonic - singlethread - wavefront -
 /// workgroup - agent - system - global - generic: 1. buffer/global/flat_atomic"), and on
-/// GFX942 up to agent scope, system scope adding `sc1=1` (not selected yet); an LDS atomic is
-/// the plain `ds_*` operation. Other orderings need the acquire and release sequences, which
-/// are not selected yet.
+/// GFX942 up to agent scope, system scope adding `sc1=1` (AMDGPUUsage-new.txt:8788-8793); an
+/// LDS atomic is the plain `ds_*` operation. On global memory, release, acquire, acq_rel and
+/// seq_cst at workgroup scope and wider wrap the atomic in the release waits
+/// ([`release_before_store`]) and the acquire waits and invalidates ([`acquire_after_rmw`]);
+/// the ordered LDS forms and gfx942's tgsplit forms are not selected yet.
 fn atomic_rmw(
     ctx: &mut Ctx<'_>,
     op: RmwOp,
@@ -461,12 +698,22 @@ fn atomic_rmw(
             ctx.unsupported(format!("atomic_rmw.{} on {ty} (only integer operations on 32 bits so far)", op.name()))
         );
     };
-    if sync.ordering != Ordering::Relaxed {
-        return Err(ctx.unsupported(format!("a {} atomic_rmw (only relaxed so far)", sync.ordering.name())));
-    }
     let shared = is_shared(ctx, ptr);
-    if !shared && ctx.family == Family::Gfx9 && sync.scope == Scope::System {
-        return Err(ctx.unsupported("a system-scope atomic on gfx942 (sc1=1)"));
+    let (release, acquire) = match sync.ordering {
+        Ordering::Relaxed => (false, false),
+        Ordering::Acquire => (false, true),
+        Ordering::Release => (true, false),
+        Ordering::AcqRel | Ordering::SeqCst => (true, true),
+    };
+    let ordered = (release || acquire) && !matches!(sync.scope, Scope::Singlethread | Scope::Wavefront);
+    if shared && ordered {
+        return Err(ctx.unsupported(format!("a {} LDS atomic_rmw (only relaxed so far)", sync.ordering.name())));
+    }
+    if ordered && ctx.family == Family::Gfx9 && ctx.target.tgsplit {
+        return Err(ctx.unsupported(format!("a {} atomic_rmw in tgsplit mode", sync.ordering.name())));
+    }
+    if sync.av_none && ordered {
+        return Err(ctx.unsupported("an atomic_rmw with av_none"));
     }
     let space = ctx.func.dfg.value_type(ptr).addr_space();
     if !shared && space != Some(AddrSpace::Global) {
@@ -474,6 +721,19 @@ fn atomic_rmw(
         return Err(ctx.unsupported(format!("an atomic_rmw on {name} memory (global and shared only so far)")));
     }
     let returns = is_used(ctx, result);
+    if ordered
+        && ctx.family == Family::Gfx9
+        && sync.ordering == Ordering::Release
+        && sync.scope == Scope::Workgroup
+        && !returns
+    {
+        // AMDGPUUsage-new.txt:9522 gives this atomic sc0=1, which on an atomic asks for the old
+        // value; the no-return form with it is not selected.
+        return Err(ctx.unsupported("a release workgroup atomic_rmw without return on gfx942 (sc0=1)"));
+    }
+    if ordered && release {
+        release_before_store(ctx, sync.scope);
+    }
     let data = ctx.val(value)?;
     let data = ctx.as_class(data, RegClass::V1)?;
     let dst = ctx.temp(RegClass::V1);
@@ -485,13 +745,21 @@ fn atomic_rmw(
     } else {
         let addr = address(ctx, ptr)?;
         let ops = [Operand::temp(addr), Operand::temp(data)];
+        // gfx942 system scope: "buffer/global/flat_atomic sc1=1" (AMDGPUUsage-new.txt:8792,
+        // 9055-9056, 10059-10060).
+        let sc1 = if ctx.family == Family::Gfx9 && sync.scope == Scope::System { 4 } else { 0 };
         if returns {
             let mut inst = mir::Inst::new(global, &[Def::temp(dst)], &ops);
             // glc (gfx11) or sc0 (gfx942): return the old value.
-            inst.fields.cpol = CachePolicy(1);
+            inst.fields.cpol = CachePolicy(1 | sc1);
             ctx.emit(inst);
         } else {
-            ctx.emit(mir::Inst::new(global, &[], &ops));
+            let mut inst = mir::Inst::new(global, &[], &ops);
+            inst.fields.cpol = CachePolicy(sc1);
+            ctx.emit(inst);
+        }
+        if ordered && acquire {
+            acquire_after_rmw(ctx, sync.scope, returns);
         }
     }
     // The old value is divergent (see `crate::divergence`); unused, it is never read.

@@ -632,7 +632,8 @@ impl Ctx<'_> {
                 | InstData::Barrier
                 | InstData::AtomicRmw { .. }
                 | InstData::AtomicLoad { .. }
-                | InstData::AtomicStore { .. } => memory::select(self, data, result)?,
+                | InstData::AtomicStore { .. }
+                | InstData::Fence { .. } => memory::select(self, data, result)?,
                 InstData::Reduce { op, arg } => wave::reduce(self, *op, *arg, result.expect("reduce has a result"))?,
                 InstData::Ballot { arg } => wave::ballot(self, *arg, result.expect("ballot has a result"))?,
                 InstData::Shuffle { args: [v, lane] } => {

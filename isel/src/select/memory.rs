@@ -721,16 +721,10 @@ fn atomic_rmw(
         return Err(ctx.unsupported(format!("an atomic_rmw on {name} memory (global and shared only so far)")));
     }
     let returns = is_used(ctx, result);
-    if ordered
-        && ctx.family == Family::Gfx9
-        && sync.ordering == Ordering::Release
-        && sync.scope == Scope::Workgroup
-        && !returns
-    {
-        // AMDGPUUsage-new.txt:9522 gives this atomic sc0=1, which on an atomic asks for the old
-        // value; the no-return form with it is not selected.
-        return Err(ctx.unsupported("a release workgroup atomic_rmw without return on gfx942 (sc0=1)"));
-    }
+    // AMDGPUUsage-new.txt:9522 gives gfx942's release workgroup atomic sc0=1 even without a
+    // return, but on an atomic sc0 asks for the old value and llvm-mc-19 rejects it on the
+    // no-return form ("invalid operand for instruction"): we follow LLVM and encode the
+    // no-return atomic without sc0 (the returning form has sc0 anyway).
     if ordered && release {
         release_before_store(ctx, sync.scope);
     }

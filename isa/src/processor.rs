@@ -266,30 +266,9 @@ const GFX1100: Processor = Processor {
     generic: None,
 };
 
-const GFX1200: Processor = Processor {
-    name: "gfx1200",
-    generation: Generation::Gfx12,
-    mach: 0x048,
-    features: &[],
-    wave32: true,
-    cumode: true,
-    tgsplit: false,
-    sgprs: 106,
-    vgprs: 256,
-    agprs: 0,
-    unified_vgpr_file: false,
-    flat_scratch: FlatScratch::Architected,
-    packed_workitem_ids: true,
-    aligned_vgpr_tuples: false,
-    kernarg_preload: false,
-    gfx90a_insts: false,
-    icache_line_bytes: 128,
-    user_sgpr_init16_bug: false,
-    max_waves_per_simd: 16,
-    simd_vgprs_wave64: 768,
-    vgpr_alloc_granule_wave64: 12,
-    generic: None,
-};
+/// gfx1200 has gfx1100's facts but its generation and without the user-SGPR bug.
+const GFX1200: Processor =
+    Processor { name: "gfx1200", generation: Generation::Gfx12, mach: 0x048, user_sgpr_init16_bug: false, ..GFX1100 };
 
 /// The row of a generic processor (NEW:488) called `name`, with its `EF_AMDGPU_MACH`
 /// (NEW:1899-1908), target features and supported processors, and every other fact from

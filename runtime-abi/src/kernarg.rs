@@ -210,6 +210,37 @@ const V4_SLOTS: [(HiddenArg, u32); 8] = [
 pub const V4_HIDDEN_BLOCK_SIZE: u32 = 56;
 
 impl HiddenArg {
+    /// Every hidden argument, in declaration order.
+    pub const ALL: [HiddenArg; 24] = {
+        use HiddenArg::*;
+        [
+            BlockCountX,
+            BlockCountY,
+            BlockCountZ,
+            GroupSizeX,
+            GroupSizeY,
+            GroupSizeZ,
+            RemainderX,
+            RemainderY,
+            RemainderZ,
+            GlobalOffsetX,
+            GlobalOffsetY,
+            GlobalOffsetZ,
+            GridDims,
+            PrintfBuffer,
+            HostcallBuffer,
+            MultigridSyncArg,
+            HeapV1,
+            DefaultQueue,
+            CompletionAction,
+            DynamicLdsSize,
+            PrivateBase,
+            SharedBase,
+            QueuePtr,
+            Unused,
+        ]
+    };
+
     /// The hidden arguments clang-19 lists for an OpenCL C kernel that reads any of them
     /// (without printf or device enqueue): V5 block counts, group sizes, remainders, global
     /// offsets and grid dims; V4 the global offsets (its other slots become `hidden_none`).

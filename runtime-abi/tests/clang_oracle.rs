@@ -216,38 +216,8 @@ fn reencoding_gives_clangs_descriptor_and_note_bytes() {
 
 /// The explicit arguments of clang's metadata, and the hidden arguments it lists.
 fn arguments(meta: &metadata::Kernel) -> (Vec<ExplicitArg>, Vec<HiddenArg>) {
-    let hidden_kinds: BTreeMap<String, HiddenArg> = {
-        use HiddenArg::*;
-        [
-            BlockCountX,
-            BlockCountY,
-            BlockCountZ,
-            GroupSizeX,
-            GroupSizeY,
-            GroupSizeZ,
-            RemainderX,
-            RemainderY,
-            RemainderZ,
-            GlobalOffsetX,
-            GlobalOffsetY,
-            GlobalOffsetZ,
-            GridDims,
-            PrintfBuffer,
-            HostcallBuffer,
-            MultigridSyncArg,
-            HeapV1,
-            DefaultQueue,
-            CompletionAction,
-            DynamicLdsSize,
-            PrivateBase,
-            SharedBase,
-            QueuePtr,
-            Unused,
-        ]
-        .into_iter()
-        .map(|h| (h.value_kind().as_str().to_string(), h))
-        .collect()
-    };
+    let hidden_kinds: BTreeMap<String, HiddenArg> =
+        { HiddenArg::ALL.into_iter().map(|h| (h.value_kind().as_str().to_string(), h)).collect() };
     let mut explicit = Vec::new();
     let mut hidden = Vec::new();
     for arg in meta.args.as_deref().unwrap_or_default() {

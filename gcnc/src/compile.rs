@@ -89,6 +89,8 @@ pub struct KernelStats {
     pub waits: u32,
     /// `s_nop` and `s_waitcnt_depctr` instructions inserted for hazards.
     pub nops: u32,
+    /// `s_delay_alu` instructions inserted (gfx11).
+    pub delays: u32,
     /// Time spent in each stage, in pipeline order.
     pub pass_times: Vec<(&'static str, Duration)>,
 }
@@ -208,6 +210,9 @@ fn compile_kernel(
     let waits = sched::waitcnt::insert_waits(&mut mir);
     timed("waitcnt", t);
     let t = Instant::now();
+    let delays = sched::delay_alu::insert_delay_alu(&mut mir);
+    timed("delay_alu", t);
+    let t = Instant::now();
     let assembled =
         emit::assemble::assemble(&mir).map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
     timed("assemble", t);
@@ -243,6 +248,7 @@ fn compile_kernel(
         waves_per_simd: alloc.occupancy(proc, target.wave_size).waves_per_simd,
         waits: waits.waits,
         nops: hazards.nops + hazards.depctrs,
+        delays: delays.delays,
         pass_times: times,
     };
     Ok(KernelOutput {

@@ -76,14 +76,6 @@ fn run_of(reg: Option<PhysReg>, size: u8) -> Option<Run> {
     reg.map(|r| Run { start: r.0, n: size.max(1) as u16 })
 }
 
-/// Whether a VALU operation is transcendental (issued to the separate trans unit).
-fn is_trans(name: &str) -> bool {
-    ["v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_"]
-        .iter()
-        .any(|p| name.starts_with(p))
-        && !name.ends_with("_f64")
-}
-
 fn footprint(inst: &Inst, family: Family) -> Foot {
     let format = inst.opcode.format(family);
     let valu = matches!(
@@ -95,7 +87,7 @@ fn footprint(inst: &Inst, family: Family) -> Foot {
     let mut f = Foot {
         valu,
         salu,
-        trans: valu && is_trans(name),
+        trans: valu && inst.opcode.is_transcendental(family),
         defs: inst.defs.iter().filter_map(|d| run_of(d.reg, d.rc.size)).collect(),
         uses: inst.ops.iter().filter_map(|o| run_of(o.reg, o.rc().map_or(1, |rc| rc.size))).collect(),
         div_fmas: name.starts_with("v_div_fmas"),
@@ -254,8 +246,7 @@ fn resolve_gfx11(func: &mut Function) -> HazardStats {
     let wave64 = func.wave_size == 64;
     let mut stats = HazardStats::default();
     // Every SGPR some VALU reads as a lane mask.
-    let masks: Vec<Run> =
-        func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| footprint(i, family).masks).collect();
+    let masks: Vec<Run> = func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| footprint(i, family).masks).collect();
     for block in &mut func.blocks {
         let mut out = Vec::with_capacity(block.insts.len());
         for inst in block.insts.drain(..) {

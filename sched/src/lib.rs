@@ -1,7 +1,9 @@
 //! Scheduling-related passes on allocated MIR: [`hazards`] inserts the `s_nop` and
-//! `s_waitcnt_depctr` the generation's software-resolved hazards need, and [`waitcnt`] inserts
-//! `s_waitcnt` from per-counter scoreboards. `s_delay_alu` and the pre-RA scheduler come later.
+//! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
+//! `s_waitcnt` from per-counter scoreboards, and [`delay_alu`] adds gfx11's `s_delay_alu`
+//! issue hints last. The pre-RA scheduler comes later.
 #![deny(missing_docs)]
 
+pub mod delay_alu;
 pub mod hazards;
 pub mod waitcnt;

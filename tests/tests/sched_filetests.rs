@@ -1,6 +1,6 @@
 //! Filetests of the hazard and waitcnt passes: each file of tests/filetests/sched holds a
 //! target line, a kernel in `.gir`, and the expected MIR after `sched::hazards` and
-//! `sched::waitcnt` (selected by isel and allocated by regalloc first), as `; ` lines after
+//! `sched::waitcnt` and `sched::delay_alu` (selected by isel and allocated by regalloc first), as `; ` lines after
 //! `; output:`. Run with `BLESS=1` to rewrite the expected output when a change is intended;
 //! each file's leading comment says what the output must show, so a blessed result is checked
 //! by a reader, not just accepted.
@@ -28,14 +28,18 @@ fn run(input: &str) -> String {
         let hazards = sched::hazards::resolve_hazards(&mut mir);
         isel::strip_implicit(&mut mir);
         let waits = sched::waitcnt::insert_waits(&mut mir);
-        out.push_str(&format!("{line}: {} waits, {} nops, {} depctrs\n", waits.waits, hazards.nops, hazards.depctrs));
+        let delays = sched::delay_alu::insert_delay_alu(&mut mir);
+        out.push_str(&format!(
+            "{line}: {} waits, {} nops, {} depctrs, {} delays ({} folded)\n",
+            waits.waits, hazards.nops, hazards.depctrs, delays.delays, delays.folded
+        ));
         // Only the instructions the passes care about, so the expectation reads at a glance.
         for (b, block) in mir.blocks.iter().enumerate() {
             out.push_str(&format!("BB{b}:\n"));
             for inst in &block.insts {
                 // The inserted instructions read best in assembly syntax (`s_waitcnt vmcnt(1)`).
-                use isa::opcode::Opcode::{SNop, SWaitcnt, SWaitcntDepctr, SWaitcntVscnt};
-                let text = if matches!(inst.opcode, SNop | SWaitcnt | SWaitcntDepctr | SWaitcntVscnt) {
+                use isa::opcode::Opcode::{SDelayAlu, SNop, SWaitcnt, SWaitcntDepctr, SWaitcntVscnt};
+                let text = if matches!(inst.opcode, SDelayAlu | SNop | SWaitcnt | SWaitcntDepctr | SWaitcntVscnt) {
                     isa::asm::print_inst(inst, mir.family, mir.wave_size)
                 } else {
                     isa::mir::DisplayInst(inst, mir.family).to_string()
@@ -57,7 +61,10 @@ fn sched_filetests() {
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let (input, expected) = match text.split_once(OUTPUT) {
-            Some((i, e)) => (i.to_string(), e.lines().map(|l| l.strip_prefix("; ").unwrap_or(l)).collect::<Vec<_>>().join("\n") + "\n"),
+            Some((i, e)) => (
+                i.to_string(),
+                e.lines().map(|l| l.strip_prefix("; ").unwrap_or(l)).collect::<Vec<_>>().join("\n") + "\n",
+            ),
             None => (text.clone(), String::new()),
         };
         let actual = run(&input);

@@ -56,6 +56,7 @@ pub use device::Device;
 pub use dispatch::{dispatch, ArgValue, Launch, Options, Stats, WaitProfile, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE};
 pub use error::{EmuError, FaultKind, FaultSite, LaunchError, LoadError};
 pub use program::{Kernel, Program};
+pub use setup::{grid_dims, kernarg_segment};
 pub use waitcnt_check::Counter;
 
 /// Loads a code object (ET_DYN or ET_REL, ours or anyone's) and decodes every instruction of

@@ -19,13 +19,16 @@ use runtime_abi::descriptor::{FloatDenormMode, FloatRoundMode, KernelDescriptor}
 use runtime_abi::initial_state::{InitialState, WorkItemIds};
 use runtime_abi::metadata::ValueKind;
 
-/// The number of dimensions of a launch: the highest one with more than one work-item.
-pub(crate) fn grid_dims(launch: &Launch) -> u16 {
+/// The number of dimensions of a launch: the highest one with more than one work-item (the
+/// AQL packet's `setup` dimensions and the hidden grid-dims argument).
+pub fn grid_dims(launch: &Launch) -> u16 {
     (0..3).rev().find(|&d| launch.grid[d] > 1 || launch.block[d] > 1).map_or(1, |d| d as u16 + 1)
 }
 
-/// The kernarg segment of a dispatch.
-pub(crate) fn kernarg_segment(kernel: &Kernel, launch: &Launch, args: &[ArgValue]) -> Result<Vec<u8>, LaunchError> {
+/// The kernarg segment of a dispatch: each explicit argument and each hidden argument the
+/// metadata lists, at the metadata's offsets. Hidden pointers (printf, hostcall, heap, queues)
+/// are null. Shared with gcnc's GPU backend, which fills real kernarg memory the same way.
+pub fn kernarg_segment(kernel: &Kernel, launch: &Launch, args: &[ArgValue]) -> Result<Vec<u8>, LaunchError> {
     let name = kernel.name().to_string();
     let meta = kernel.metadata().ok_or_else(|| LaunchError::Unsupported {
         kernel: name.clone(),

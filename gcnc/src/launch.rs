@@ -536,6 +536,17 @@ impl fmt::Display for ArgSpec {
     }
 }
 
+/// One kernel parameter made ready for a device from its [`ArgSpec`]: a buffer's initial
+/// contents (which a run replaces with the contents after it), or a by-value argument's
+/// little-endian bytes, exactly the parameter's size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamValue {
+    /// A global-memory buffer.
+    Buffer(Vec<u8>),
+    /// A value passed in the kernarg segment.
+    Value(Vec<u8>),
+}
+
 /// A `--dump I=FILE`: write kernel parameter `index` (0-based over all parameters; it must be a
 /// buffer) to `path` after the run, as raw little-endian bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,12 +1,13 @@
-//! `gcnc run --device emu`: runs a kernel on the built-in emulator. A `.gir` input is compiled
-//! for the command line's target first; a code object (`.o` or `.hsaco`, ours or anyone's) is
-//! loaded as it is. Scalars take their type from the IR signature, or for a code object from
-//! the `TYPE:` of the argument or the metadata's `.type_name`.
+//! `gcnc run --device emu` and `--device gpu`: a `.gir` or `.gk` input is compiled for the
+//! command line's target first; a code object (`.o` or `.hsaco`, ours or anyone's) is loaded
+//! as it is. [`prepare`] turns the launch into parameter bytes once, for either device.
+//! Scalars take their type from the IR signature, or for a code object from the `TYPE:` of
+//! the argument or the metadata's `.type_name`.
 
 use anyhow::{bail, Context, Result};
 use gcnc::compile::{compile, Options};
 use gcnc::ir::Module;
-use gcnc::launch::{ArgSpec, ScalarType};
+use gcnc::launch::{ArgSpec, ParamValue, ScalarType};
 use runtime_abi::metadata::{Arg, ValueKind};
 
 use crate::cli::{split_lds, RunOpts};
@@ -19,9 +20,25 @@ enum Signature<'a> {
     Metadata(Vec<Arg>),
 }
 
-/// Runs the kernel on the emulator and returns each parameter's bytes after the run (empty
-/// for scalars).
-pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
+/// A launch ready for a device: the code object, decoded too, the kernel, the launch shape,
+/// and each parameter's bytes.
+pub struct Prepared {
+    /// The code object's bytes.
+    pub code_object: Vec<u8>,
+    /// The code object, decoded.
+    pub program: emu::Program,
+    /// The kernel's name.
+    pub name: String,
+    /// Each kernel parameter, in order.
+    pub params: Vec<ParamValue>,
+    /// Grid, work-group size and dynamic shared memory.
+    pub launch: emu::Launch,
+    /// The wave size to run with: the descriptor's (the ELF does not record it otherwise).
+    pub wave_size: u32,
+}
+
+/// Compiles or loads the input and makes each `--arg` into its parameter's bytes.
+pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
     let path = &opts.input;
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
     let target = opts.target.target()?;
@@ -57,9 +74,7 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     if specs.len() != count {
         bail!("{name} takes {count} parameter(s), the launch gives {} --arg", specs.len());
     }
-    let mut device = emu::Device::new();
-    let mut args = Vec::with_capacity(count);
-    let mut buffers = Vec::with_capacity(count);
+    let mut params = Vec::with_capacity(count);
     for (index, spec) in specs.iter().enumerate() {
         let context = || format!("parameter {index} of {name}");
         let is_pointer = match &signature {
@@ -70,9 +85,7 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
             if !spec.is_buffer() {
                 bail!("{}: a pointer parameter needs a buffer, TYPE[N]:INIT, not '{spec}'", context());
             }
-            let addr = device.alloc(spec.materialize().with_context(context)?);
-            args.push(emu::ArgValue::ptr(addr));
-            buffers.push(Some(addr));
+            params.push(ParamValue::Buffer(spec.materialize().with_context(context)?));
             continue;
         }
         let value = match &signature {
@@ -80,29 +93,70 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
                 let ty = m.functions[*k].signature.params[index];
                 let bits = crate::run_interp::scalar_bits(spec, ty).with_context(context)?;
                 let size = ty.bytes().unwrap_or(4) as usize;
-                emu::ArgValue { bytes: bits.to_le_bytes()[..size].to_vec() }
+                bits.to_le_bytes()[..size].to_vec()
             }
             Signature::Metadata(a) => metadata_scalar(spec, &a[index]).with_context(context)?,
         };
-        args.push(value);
-        buffers.push(None);
+        params.push(ParamValue::Value(value));
     }
     let launch = emu::Launch { grid: opts.grid, block: opts.block, dyn_shared_bytes };
-    let options = emu::Options { wave_size: Some(target_wave(&program, &name, &target)), ..emu::Options::default() };
-    emu::dispatch(&mut device, &program, &name, &launch, &args, &options)
+    let wave_size = program.kernel(&name).map_or(target.wave_size, |k| k.wave_size());
+    Ok(Prepared { code_object: bytes, program, name, params, launch, wave_size })
+}
+
+/// Runs the kernel on the emulator and returns each parameter's bytes after the run (empty
+/// for scalars).
+pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
+    let prepared = prepare(opts)?;
+    let mut device = emu::Device::new();
+    let mut buffers = Vec::with_capacity(prepared.params.len());
+    let args: Vec<emu::ArgValue> = prepared
+        .params
+        .into_iter()
+        .map(|param| match param {
+            ParamValue::Buffer(bytes) => {
+                let addr = device.alloc(bytes);
+                buffers.push(Some(addr));
+                emu::ArgValue::ptr(addr)
+            }
+            ParamValue::Value(bytes) => {
+                buffers.push(None);
+                emu::ArgValue { bytes }
+            }
+        })
+        .collect();
+    let name = &prepared.name;
+    let options = emu::Options { wave_size: Some(prepared.wave_size), ..emu::Options::default() };
+    emu::dispatch(&mut device, &prepared.program, name, &prepared.launch, &args, &options)
         .with_context(|| format!("running {name} on the emulator"))?;
     Ok(buffers.into_iter().map(|b| b.and_then(|a| device.buffer(a)).map(<[u8]>::to_vec).unwrap_or_default()).collect())
 }
 
-/// The wave size to run with: the descriptor's (the ELF does not record it otherwise).
-fn target_wave(program: &emu::Program, name: &str, target: &gcnc::Target) -> u32 {
-    program.kernel(name).map_or(target.wave_size, |k| k.wave_size())
+/// Runs the kernel on a GPU through the HSA runtime and returns each parameter's bytes after
+/// the run (empty for scalars). With no usable GPU the error says `no GPU: ...`.
+pub fn run_gpu(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
+    let mut prepared = prepare(opts)?;
+    let launch = gcnc::gpu::GpuLaunch {
+        code_object: &prepared.code_object,
+        program: &prepared.program,
+        kernel: &prepared.name,
+        launch: prepared.launch,
+    };
+    gcnc::gpu::run(&launch, &mut prepared.params)?;
+    Ok(prepared
+        .params
+        .into_iter()
+        .map(|p| match p {
+            ParamValue::Buffer(bytes) => bytes,
+            ParamValue::Value(_) => Vec::new(),
+        })
+        .collect())
 }
 
 /// A by-value argument of a code object: typed by the spec, or by the metadata's
 /// `.type_name` when it names a C scalar type; its size must match the metadata's, except that
 /// a 1- or 2-byte integer argument (`char`, `short`) takes an i32 or u32 value that fits.
-fn metadata_scalar(spec: &ArgSpec, arg: &Arg) -> Result<emu::ArgValue> {
+fn metadata_scalar(spec: &ArgSpec, arg: &Arg) -> Result<Vec<u8>> {
     // OpenCL's char and short arguments (1 and 2 bytes) are written as i32 or u32 values that
     // must fit.
     let from_metadata = match arg.type_name.as_deref().map(|t| t.trim_end_matches('*').trim()) {
@@ -135,10 +189,10 @@ fn metadata_scalar(spec: &ArgSpec, arg: &Arg) -> Result<emu::ArgValue> {
         if !fits {
             bail!("'{spec}' does not fit the kernel's {size}-byte argument");
         }
-        return Ok(emu::ArgValue { bytes: bits.to_le_bytes()[..size].to_vec() });
+        return Ok(bits.to_le_bytes()[..size].to_vec());
     }
     if ty.size() != size {
         bail!("'{spec}' is {} bytes, the kernel's argument is {} bytes", ty.size(), arg.size);
     }
-    Ok(emu::ArgValue { bytes: bits.to_le_bytes()[..ty.size()].to_vec() })
+    Ok(bits.to_le_bytes()[..ty.size()].to_vec())
 }

@@ -272,7 +272,6 @@ pub enum ConformanceDevice {
 }
 
 /// `gcnc conformance`.
-#[allow(dead_code)] // read by the conformance runner that a later issue adds
 #[derive(Debug, Args)]
 pub struct ConformanceOpts {
     /// A target to run on, at its default wave size and the other one where it has both
@@ -349,12 +348,37 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Check(opts) => crate::check_cmd::run(&opts),
         Command::Disasm(opts) => crate::disasm::run(&opts.file),
         Command::Inspect(opts) => crate::inspect::run(&opts.file, opts.json),
-        Command::Conformance(_) => not_implemented("`gcnc conformance`"),
+        Command::Conformance(opts) => conformance(&opts),
     }
 }
 
-fn not_implemented(what: &str) -> Result<()> {
-    bail!("{what} is not implemented yet (see ARCHITECTURE.md)")
+/// `gcnc conformance`: runs the embedded suite on each configuration with a progress bar,
+/// prints the table, writes `--junit`; fails (status 1) when any run failed that is not a
+/// known failure.
+fn conformance(opts: &ConformanceOpts) -> Result<()> {
+    use gcnc::conformance::{self, report};
+    let device = match opts.device {
+        ConformanceDevice::Emu => conformance::Device::Emu,
+        ConformanceDevice::Gpu => conformance::Device::Gpu,
+    };
+    let configs = conformance::configs(&opts.mcpu).context("-mcpu")?;
+    let suite = conformance::Suite::embedded().context("the embedded conformance suite")?;
+    let mut progress = report::Progress::new();
+    let results = conformance::run_suite(&suite, &configs, opts.filter.as_deref(), device, |done, total, what| {
+        progress.update(done, total, what)
+    })?;
+    if results.is_empty() {
+        bail!("no kernel of the suite matches --filter {}", opts.filter.as_deref().unwrap_or_default());
+    }
+    write_stdout(&report::table(&results))?;
+    if let Some(path) = &opts.junit {
+        write_file_atomically(path, report::junit(&results).as_bytes())?;
+    }
+    let (_, failed, _) = report::counts(&results);
+    if failed > 0 {
+        bail!("{failed} conformance run(s) failed");
+    }
+    Ok(())
 }
 
 /// `gcnc run`: checks what the launch description can say without the kernel, then runs it on
@@ -375,7 +399,10 @@ fn run(opts: &RunOpts) -> Result<()> {
             let params = crate::run_emu::run(opts)?;
             write_outputs(opts, &params)
         }
-        Device::Gpu => not_implemented("`gcnc run --device gpu` (running on a GPU)"),
+        Device::Gpu => {
+            let params = crate::run_emu::run_gpu(opts)?;
+            write_outputs(opts, &params)
+        }
     }
 }
 
@@ -588,10 +615,8 @@ mod tests {
             args.extend_from_slice(extra);
             execute(parse(&args).unwrap()).unwrap_err().to_string()
         };
-        assert_eq!(
-            run_with(&[]),
-            "`gcnc run --device gpu` (running on a GPU) is not implemented yet (see ARCHITECTURE.md)"
-        );
+        // Without bad references the run itself begins: the input is read.
+        assert_eq!(run_with(&[]), "cannot read 'k.gir'");
         assert_eq!(
             run_with(&["--arg", "u32[4]:zeros", "--print", "1"]),
             "--print 1: there is no parameter 1; the launch gives 1 parameter(s)"

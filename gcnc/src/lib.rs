@@ -1,8 +1,8 @@
 //! The gcnc facade: the one library an embedding program depends on. It re-exports the IR
 //! ([`ir`]), and gives [`compile`] (every stage, from a verified module to a code object),
 //! [`Target`] and [`Options`], [`check`](mod@check) (compiled code on the emulator against the
-//! reference interpreter), the emulator ([`emu`]), and the command line's launch syntax
-//! ([`launch`]).
+//! reference interpreter), the emulator ([`emu`]), a real GPU through the HSA runtime
+//! ([`gpu`]), and the command line's launch syntax ([`launch`]).
 //!
 //! # Example: build a kernel, compile it, run it on the emulator
 //!
@@ -66,8 +66,10 @@
 
 pub mod check;
 pub mod compile;
+pub mod conformance;
 pub use compile::{compile, CompileError, Compiled, Options};
 pub use emu;
+pub mod gpu;
 pub use frontend_ir as ir;
 pub use isa::processor::{Target, TargetId};
 

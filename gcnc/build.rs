@@ -1,0 +1,64 @@
+//! Embeds the conformance suite (`tests/conformance` of the workspace) in the library, so that
+//! `gcnc conformance` runs from any directory: writes `$OUT_DIR/conformance_suite.rs` with one
+//! `include_str!` per kernel (`NAME.gk`), per expectation (`expected/*.txt`) and the list of
+//! known failures (`known-failures.txt`), in file-name order so the build is reproducible.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The files of `dir` whose names end with `suffix`, sorted by name.
+fn files(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let path = entry.path();
+            (name.ends_with(suffix) && path.is_file()).then_some((name, path))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `&[("name", include_str!("path")), ...]` for `entries`, names without `strip`.
+fn table(entries: &[(String, PathBuf)], strip: &str) -> String {
+    let mut text = String::from("&[\n");
+    for (name, path) in entries {
+        let path = path.canonicalize().unwrap_or_else(|_| path.clone());
+        let _ =
+            writeln!(text, "    ({:?}, include_str!({:?})),", name.trim_end_matches(strip), path.display().to_string());
+    }
+    text.push(']');
+    text
+}
+
+fn main() {
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance");
+    println!("cargo:rerun-if-changed={}", suite.display());
+    println!("cargo:rerun-if-changed={}", suite.join("expected").display());
+    let sources = files(&suite, ".gk");
+    let expected = files(&suite.join("expected"), ".txt");
+    let known = suite.join("known-failures.txt");
+    for (_, path) in sources.iter().chain(&expected).chain([(String::new(), known.clone())].iter()) {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    let known = if known.is_file() {
+        format!("include_str!({:?})", known.canonicalize().unwrap_or(known).display().to_string())
+    } else {
+        "\"\"".to_string()
+    };
+    let code = format!(
+        "/// Each kernel of the suite: its name (the file's stem) and source.\n\
+         pub(crate) static SOURCES: &[(&str, &str)] = {};\n\
+         /// Each expectation file: its name (without `.txt`) and text.\n\
+         pub(crate) static EXPECTED: &[(&str, &str)] = {};\n\
+         /// The list of known failures.\n\
+         pub(crate) static KNOWN_FAILURES: &str = {known};\n",
+        table(&sources, ".gk"),
+        table(&expected, ".txt"),
+    );
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("conformance_suite.rs");
+    std::fs::write(&out, code).expect("cannot write the embedded conformance suite");
+}

@@ -1,0 +1,263 @@
+//! How conformance results are shown: a table (kernel × configuration: outcome and time) with
+//! the failures spelled out below it, JUnit XML (a `testsuite` per configuration, a `testcase`
+//! per kernel, known failures as `skipped`), and a one-line progress bar for a terminal.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::time::Duration;
+
+use super::{CaseResult, Outcome};
+
+/// The configurations and kernels of `results`, each in first-seen order.
+fn axes(results: &[CaseResult]) -> (Vec<&str>, Vec<&str>) {
+    let mut configs: Vec<&str> = Vec::new();
+    let mut kernels: Vec<&str> = Vec::new();
+    for r in results {
+        if !configs.contains(&r.config.as_str()) {
+            configs.push(&r.config);
+        }
+        if !kernels.contains(&r.kernel.as_str()) {
+            kernels.push(&r.kernel);
+        }
+    }
+    (configs, kernels)
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Counts of (passed, failed, known failures) in `results`; an unexpected pass counts as
+/// passed.
+pub fn counts<'a>(results: impl IntoIterator<Item = &'a CaseResult>) -> (usize, usize, usize) {
+    let (mut passed, mut failed, mut known) = (0, 0, 0);
+    for r in results {
+        match r.outcome {
+            Outcome::Fail(_) => failed += 1,
+            Outcome::KnownFailure { .. } => known += 1,
+            Outcome::Pass | Outcome::UnexpectedPass { .. } => passed += 1,
+        }
+    }
+    (passed, failed, known)
+}
+
+/// The results as a table: a row per kernel, a column per configuration with the outcome
+/// (`pass`, `FAIL`, `known` for a listed failure, `xpass` for a listed failure that passed)
+/// and the time; then each failure's message, each known failure's reason, and a summary.
+pub fn table(results: &[CaseResult]) -> String {
+    let (configs, kernels) = axes(results);
+    let name_width = kernels.iter().map(|k| k.len()).chain([6]).max().unwrap_or(6);
+    let cell = |r: &CaseResult| format!("{:<5} {:>9}", r.outcome.to_string(), millis(r.time));
+    let width = configs.iter().map(|c| c.len()).chain([15]).max().unwrap_or(15);
+    let mut text = String::new();
+    let mut row = |first: &str, cells: Vec<String>| {
+        let mut line = format!("{first:<name_width$}");
+        for c in cells {
+            let _ = write!(line, "  {c:<width$}");
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    };
+    row("kernel", configs.iter().map(|c| c.to_string()).collect());
+    for k in &kernels {
+        let cells = configs
+            .iter()
+            .map(|c| results.iter().find(|r| r.kernel == *k && r.config == *c).map_or_else(|| "-".to_string(), cell))
+            .collect();
+        row(k, cells);
+    }
+    let mut section = |title: &str, lines: Vec<String>| {
+        if !lines.is_empty() {
+            let _ = writeln!(text, "\n{title}:");
+            for line in lines {
+                let _ = writeln!(text, "  {line}");
+            }
+        }
+    };
+    let lines = |f: &dyn Fn(&CaseResult) -> Option<String>| results.iter().filter_map(f).collect::<Vec<_>>();
+    section(
+        "failures",
+        lines(&|r| match &r.outcome {
+            Outcome::Fail(m) => Some(format!("{} on {}: {}", r.kernel, r.config, m.replace('\n', "\n    "))),
+            _ => None,
+        }),
+    );
+    section(
+        "known failures (listed in tests/conformance/known-failures.txt)",
+        lines(&|r| match &r.outcome {
+            Outcome::KnownFailure { reason, message } => {
+                Some(format!("{} on {}: {reason} [{}]", r.kernel, r.config, first_line(message)))
+            }
+            _ => None,
+        }),
+    );
+    section(
+        "listed as known failures but passed (remove them from known-failures.txt)",
+        lines(&|r| match &r.outcome {
+            Outcome::UnexpectedPass { reason } => Some(format!("{} on {}: {reason}", r.kernel, r.config)),
+            _ => None,
+        }),
+    );
+    let (passed, failed, known) = counts(results);
+    let total: Duration = results.iter().map(|r| r.time).sum();
+    let _ = writeln!(
+        text,
+        "\n{passed} passed, {failed} failed, {known} known failures, of {} runs ({} kernels on {} configurations) in {:.2} s",
+        results.len(),
+        kernels.len(),
+        configs.len(),
+        total.as_secs_f64()
+    );
+    text
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
+
+/// `text` escaped for XML attribute values and character data.
+fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' | '\r' => out.push(c),
+            // Characters XML 1.0 does not allow, even escaped.
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The results as JUnit XML: `<testsuites>` with a `<testsuite>` per configuration and a
+/// `<testcase>` per kernel, a `<failure>` for a failure and a `<skipped>` for a known one.
+pub fn junit(results: &[CaseResult]) -> String {
+    let (configs, _) = axes(results);
+    let secs = |d: Duration| format!("{:.6}", d.as_secs_f64());
+    let (_, failed, known) = counts(results);
+    let total: Duration = results.iter().map(|r| r.time).sum();
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites name=\"gcnc conformance\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"{known}\" time=\"{}\">",
+        results.len(),
+        secs(total)
+    );
+    for config in configs {
+        let mine: Vec<&CaseResult> = results.iter().filter(|r| r.config == config).collect();
+        let (_, failed, known) = counts(mine.iter().copied());
+        let time: Duration = mine.iter().map(|r| r.time).sum();
+        let config = xml_escape(config);
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{config}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"{known}\" time=\"{}\">",
+            mine.len(),
+            secs(time)
+        );
+        for r in mine {
+            let _ = write!(
+                xml,
+                "    <testcase name=\"{}\" classname=\"conformance.{config}\" time=\"{}\"",
+                xml_escape(&r.kernel),
+                secs(r.time)
+            );
+            match &r.outcome {
+                Outcome::Pass | Outcome::UnexpectedPass { .. } => xml.push_str("/>\n"),
+                Outcome::Fail(message) => {
+                    let _ = writeln!(
+                        xml,
+                        ">\n      <failure message=\"{}\" type=\"mismatch\">{}</failure>\n    </testcase>",
+                        xml_escape(first_line(message)),
+                        xml_escape(message)
+                    );
+                }
+                Outcome::KnownFailure { reason, message } => {
+                    let _ = writeln!(
+                        xml,
+                        ">\n      <skipped message=\"known failure: {}\">{}</skipped>\n    </testcase>",
+                        xml_escape(reason),
+                        xml_escape(message)
+                    );
+                }
+            }
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+pub struct Progress {
+    enabled: bool,
+}
+
+impl Progress {
+    /// A bar that draws if stderr is a terminal.
+    pub fn new() -> Progress {
+        use std::io::IsTerminal;
+        Progress { enabled: std::io::stderr().is_terminal() }
+    }
+
+    /// Redraws the bar: `done` of `total` runs, now `what`; at `done == total` it clears the
+    /// line.
+    pub fn update(&mut self, done: usize, total: usize, what: &str) {
+        if !self.enabled {
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        if done >= total {
+            let _ = write!(err, "\r\x1b[2K");
+        } else {
+            const WIDTH: usize = 30;
+            let filled = done * WIDTH / total.max(1);
+            let bar = format!("{}{}", "#".repeat(filled), "-".repeat(WIDTH - filled));
+            let _ = write!(err, "\r\x1b[2K[{bar}] {done}/{total} {what}");
+        }
+        let _ = err.flush();
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Progress {
+        Progress::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(kernel: &str, config: &str, outcome: Outcome) -> CaseResult {
+        CaseResult { kernel: kernel.into(), config: config.into(), outcome, time: Duration::from_millis(3) }
+    }
+
+    #[test]
+    fn table_and_junit() {
+        let results = vec![
+            result("a", "gfx942-w64", Outcome::Pass),
+            result("b<&>", "gfx942-w64", Outcome::Fail("element 3: \"x\" < y\nmore".into())),
+            result("a", "gfx1100-w32", Outcome::KnownFailure { reason: "f64 isel".into(), message: "compile".into() }),
+            result("b<&>", "gfx1100-w32", Outcome::UnexpectedPass { reason: "old".into() }),
+        ];
+        let t = table(&results);
+        assert!(
+            t.starts_with("kernel  gfx942-w64       gfx1100-w32\na       pass     3.0 ms  known    3.0 ms\n"),
+            "{t}"
+        );
+        assert!(t.contains("failures:\n  b<&> on gfx942-w64: element 3: \"x\" < y\n    more\n"), "{t}");
+        assert!(t.contains("a on gfx1100-w32: f64 isel [compile]"), "{t}");
+        assert!(t.contains("2 passed, 1 failed, 1 known failures, of 4 runs (2 kernels on 2 configurations)"), "{t}");
+        let x = junit(&results);
+        assert!(x.contains("<testsuite name=\"gfx942-w64\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""));
+        assert!(x.contains("<testcase name=\"b&lt;&amp;&gt;\" classname=\"conformance.gfx942-w64\""));
+        assert!(x.contains("<failure message=\"element 3: &quot;x&quot; &lt; y\" type=\"mismatch\">"));
+        assert!(x.contains("<skipped message=\"known failure: f64 isel\">compile</skipped>"));
+        assert_eq!(xml_escape("a\u{1}b"), "a\u{fffd}b");
+    }
+}

@@ -219,13 +219,8 @@ fn compile_kernel(
 
     let mut descriptor = KernelDescriptor::new(proc);
     enable_inputs(&mut descriptor, proc, &sel.inputs, target.wave_size);
-    let regs = RegisterUse {
-        vgprs: alloc.vgprs,
-        agprs: 0,
-        sgprs: alloc.sgprs,
-        uses_vcc: alloc.uses_vcc,
-        wave_size: target.wave_size,
-    };
+    // With the AGPRs, so ACCUM_OFFSET, the unified VGPR count and `.agpr_count` follow them.
+    let regs: RegisterUse = alloc.register_use(target.wave_size);
     set_register_counts(&mut descriptor, proc, &regs);
     descriptor.group_segment_fixed_size = sel.lds_bytes;
     descriptor.private_segment_fixed_size = sel.private_bytes;

@@ -333,3 +333,38 @@ pub fn parse_function(text: &str, family: Family) -> Result<Function, MirParseEr
     }
     Ok(func)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// AGPR classes and registers (`%3:a4@a[4:7]`, `a0`, `undef:a2`) print and parse back to
+    /// the same function.
+    #[test]
+    fn agprs_round_trip() {
+        let text = "function acc (wave64):
+BB0: /* logical preds:  / linear preds:  / uniform */
+  %0:v1@v0 = p_startpgm
+  p_logical_start
+  %1:a1@a3 = v_accvgpr_write_b32 %0:v1@v0
+  %2:a4@a[4:7] = v_mfma_f32_4x4x1_16b_f32 %0:v1@v0, %0:v1@v0(kill), undef:a4
+  a0 = v_accvgpr_mov_b32 a3
+  %3:v1 = v_accvgpr_read_b32 %1:a1(kill)
+  %4:a2 = p_parallelcopy %2:a4
+  p_logical_end
+  s_endpgm
+";
+        let f = parse_function(text, Family::Gfx9).unwrap();
+        assert_eq!(f.to_string(), text);
+        let insts = &f.blocks[0].insts;
+        assert_eq!(insts[2].defs[0].temp, Some(Temp { id: 1, rc: RegClass::agpr(1) }));
+        assert_eq!(insts[2].defs[0].reg, Some(PhysReg::agpr(3)));
+        assert_eq!((insts[3].defs[0].rc, insts[3].defs[0].reg), (RegClass::agpr(4), Some(PhysReg::agpr(4))));
+        assert_eq!(insts[3].ops[2].kind, OperandKind::Undef(RegClass::agpr(4)));
+        assert_eq!(insts[4].defs[0], Def::phys(PhysReg::agpr(0), RegClass::agpr(1)));
+        assert_eq!(insts[4].ops[0], Operand::phys(PhysReg::agpr(3), RegClass::agpr(1)));
+        assert_eq!(f.temps, 5);
+        // AGPRs past a255 are not registers.
+        assert!(parse_function(&text.replace("a[4:7]", "a[254:257]"), Family::Gfx9).is_err());
+    }
+}

@@ -36,7 +36,7 @@
 //! reads are dropped. Linear VGPRs (live across the whole linear CFG) get registers of their
 //! own above the window and never move, so no logical value can share them.
 
-use crate::demand::{alignment, file_index, first_fit, Item};
+use crate::demand::{alignment, file_index, file_limit, first_fit, Item, FILES, FILE_TYPES};
 use crate::liveness::{is_phi, late_kill, Liveness};
 use crate::regset::RegSet;
 use crate::AllocError;
@@ -67,18 +67,16 @@ pub struct AssignStats {
     pub sgpr_window: u16,
     /// The allocatable VGPR window the assignment ended with.
     pub vgpr_window: u16,
+    /// The allocatable AGPR window the assignment ended with.
+    pub agpr_window: u16,
 }
 
 /// The first register of a file (by [`file_index`]).
 fn file_base(file: usize) -> u16 {
-    if file == 0 {
-        0
-    } else {
-        PhysReg::VGPR0
-    }
+    [0, PhysReg::VGPR0, PhysReg::AGPR0][file]
 }
 
-/// The file index of a register, for the allocatable SGPR and VGPR files.
+/// The file index of a register, for the allocatable SGPR, VGPR and AGPR files.
 fn file_of_reg(reg: u16) -> usize {
     file_index(PhysReg(reg).reg_type())
 }
@@ -112,9 +110,9 @@ struct Assigner<'a> {
     /// Values placed since the block started (some may have left).
     placed: Vec<u32>,
     /// Allocatable registers per file: `file_base..file_base + bound`.
-    bound: [u16; 2],
+    bound: [u16; FILES],
     /// The most each file has.
-    limit: [u16; 2],
+    limit: [u16; FILES],
     /// Registers of linear VGPRs, kept for them: `lin_region.0..lin_region.1` (absolute).
     lin_region: (u16, u16),
     /// The register given to each linear VGPR, by id.
@@ -189,6 +187,7 @@ pub fn assign(func: &mut Function, live: &Liveness, proc: &Processor) -> Result<
     }
     a.stats.sgpr_window = a.bound[0];
     a.stats.vgpr_window = a.bound[1];
+    a.stats.agpr_window = a.bound[2];
     Ok(a.stats)
 }
 
@@ -218,6 +217,28 @@ fn phi_affinities(func: &Function, live: &Liveness) -> Vec<u32> {
     (0..parent.len() as u32).map(|x| find(&mut parent, x)).collect()
 }
 
+/// Whether the pairs of a copy carry values from some file into another and, directly or
+/// through the third file, back: only then can the moves of the copy form a cycle across
+/// files (which no swap resolves), once results take their killed operands' registers.
+fn files_copy_in_a_cycle(copy: &Inst) -> bool {
+    let mut reach = [[false; FILES]; FILES];
+    for (d, o) in copy.defs.iter().zip(&copy.ops) {
+        if let Some(rc) = o.rc() {
+            let (from, to) = (file_index(rc.ty), file_index(d.rc.ty));
+            reach[from][to] |= from != to;
+        }
+    }
+    // The transitive closure of three nodes.
+    for k in 0..FILES {
+        for i in 0..FILES {
+            for j in 0..FILES {
+                reach[i][j] |= reach[i][k] && reach[k][j];
+            }
+        }
+    }
+    (0..FILES).any(|f| reach[f][f])
+}
+
 /// The number of successors of `block` on one CFG.
 fn succ_count(block: &Block, linear: bool) -> usize {
     if linear {
@@ -241,7 +262,7 @@ impl<'a> Assigner<'a> {
         let n = func.blocks.len();
         let temps = live.temp_count();
         // The windows start at the demand and cover every register fixed in a plain file.
-        let mut bound = [live.max_demand.sgprs, live.max_demand.vgprs];
+        let mut bound: [u16; FILES] = std::array::from_fn(|file| live.max_demand.of(file));
         for inst in func.blocks.iter().flat_map(|b| b.insts.iter()) {
             let fixed = inst.defs.iter().filter_map(|d| d.reg.map(|r| (r, d.rc.size)));
             let fixed = fixed.chain(inst.ops.iter().filter_map(|o| Some((o.reg?, o.rc()?.size))));
@@ -250,7 +271,8 @@ impl<'a> Assigner<'a> {
                 match r.reg_type() {
                     RegType::Sgpr if r.0 < proc.sgprs => bound[0] = bound[0].max(end),
                     RegType::Vgpr => bound[1] = bound[1].max(end),
-                    _ => {}
+                    RegType::Agpr => bound[2] = bound[2].max(end),
+                    RegType::Sgpr => {}
                 }
             }
         }
@@ -264,9 +286,12 @@ impl<'a> Assigner<'a> {
                 lin_reg[id as usize] = PhysReg::VGPR0 + at;
                 bound[1] = at + u16::from(rc.size);
             }
+            if rc.ty == RegType::Agpr && rc.linear {
+                return Err(AllocError::Unsupported { kernel: func.name.clone(), block: 0, what: "linear AGPRs" });
+            }
         }
-        let limit = [proc.sgprs, proc.vgprs];
-        for (file, ty) in [(0, RegType::Sgpr), (1, RegType::Vgpr)] {
+        let limit = FILE_TYPES.map(|ty| file_limit(proc, ty));
+        for (file, ty) in FILE_TYPES.into_iter().enumerate() {
             if bound[file] > limit[file] {
                 return Err(AllocError::DemandTooHigh {
                     kernel: func.name.clone(),
@@ -461,7 +486,7 @@ impl<'a> Assigner<'a> {
         if want > self.limit[file] {
             return Err(AllocError::DemandTooHigh {
                 kernel: self.kernel.clone(),
-                file: if file == 0 { RegType::Sgpr } else { RegType::Vgpr },
+                file: FILE_TYPES[file],
                 demand: want,
                 limit: self.limit[file],
             });
@@ -958,11 +983,10 @@ impl<'a> Assigner<'a> {
                 .filter(|&j| regs[j] == NO_REG && file_index(inst.defs[j].rc.ty) == file)
                 .collect();
             let temps: SmallVec<[Temp; 4]> = rest.iter().filter_map(|&j| inst.defs[j].temp).collect();
-            // A copy's results may take any of its killed operands' registers here when all
-            // its pairs stay in one file: the moves then form cycles within a file at worst,
-            // which swaps resolve.
-            let one_file = inst.defs.iter().zip(&inst.ops).all(|(d, o)| o.rc().is_none_or(|rc| rc.ty == d.rc.ty));
-            let reuse = reuse || (inst.opcode == Opcode::PParallelCopy && !late && one_file);
+            // A copy's results may take any of its killed operands' registers here when no
+            // two files copy into each other: the moves then form cycles within a file at
+            // worst, which swaps resolve.
+            let reuse = reuse || (inst.opcode == Opcode::PParallelCopy && !late && !files_copy_in_a_cycle(inst));
             let at = self.compact(file, &temps, reuse)?;
             for (n, &j) in rest.iter().enumerate() {
                 regs[j] = at[n];

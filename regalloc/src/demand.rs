@@ -8,38 +8,53 @@
 //! others, larger before smaller, each at the lowest aligned free interval. The assignment's
 //! compaction packs in the same order, so whenever nothing is pinned it reaches the demand.
 //!
-//! Occupancy needs the SIMD's register files and allocation granules, which are not the
-//! descriptor's encoding granules: they come from LLVM's `AMDGPUBaseInfo.cpp`
-//! (`getVGPRAllocGranule`, `getTotalNumVGPRs`, `getMaxWavesPerEU`, `getOccupancyWithNumSGPRs`).
-//! They belong in `isa`'s processor table; until it has them, `simd_files` here is their one
-//! home.
-//! The SGPRs the hardware adds (VCC, FLAT_SCRATCH, XNACK_MASK) and the unified VGPR count of
-//! gfx90a/gfx942 come from `runtime_abi::descriptor`.
+//! AGPRs (gfx908, gfx90a, gfx942) are a file of their own for the demand and the assignment.
+//! Occupancy asks `isa`'s processor table for every per-processor fact: the SIMD's VGPR file
+//! and allocation granule (not the descriptor's encoding granule), the most waves a SIMD
+//! holds, and whether SGPRs bound occupancy. The SGPRs the hardware adds (VCC, FLAT_SCRATCH,
+//! XNACK_MASK) and the VGPR total of a kernel with AGPRs come from `runtime_abi::descriptor`:
+//! on gfx90a/gfx942 the ArchVGPRs and AGPRs share one file, AGPRs starting at ACCUM_OFFSET
+//! (the ArchVGPR count rounded up to 4), so the total is `align(vgprs, 4) + agprs`; on gfx908
+//! the files are separate and the larger one counts (LLVM's `getTotalNumVGPRs`). Only the GFX9
+//! SGPR occupancy steps (LLVM's `getOccupancyWithNumSGPRs`) live here, in `sgpr_waves`.
 
 use crate::regset::RegSet;
 use isa::processor::{Feature, Processor};
 use isa::reg::{RegClass, RegType};
-use runtime_abi::descriptor::{extra_sgprs, total_vgprs, RegisterUse};
+pub use runtime_abi::descriptor::RegisterUse;
+use runtime_abi::descriptor::{extra_sgprs, total_vgprs};
 
-/// Registers needed at once, per file (AGPRs are not allocated yet).
+/// Registers needed at once, per file.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RegisterDemand {
     /// SGPRs (ordinary ones; values living in VCC, SCC, M0 or EXEC are not counted).
     pub sgprs: u16,
-    /// VGPRs.
+    /// VGPRs (ArchVGPRs).
     pub vgprs: u16,
+    /// AGPRs (accumulation registers; 0 where the processor has none).
+    pub agprs: u16,
 }
 
 impl RegisterDemand {
     /// The larger of two demands, file by file.
     pub fn max(self, other: RegisterDemand) -> RegisterDemand {
-        RegisterDemand { sgprs: self.sgprs.max(other.sgprs), vgprs: self.vgprs.max(other.vgprs) }
+        RegisterDemand {
+            sgprs: self.sgprs.max(other.sgprs),
+            vgprs: self.vgprs.max(other.vgprs),
+            agprs: self.agprs.max(other.agprs),
+        }
+    }
+
+    /// The demand of one file, by [`file_index`].
+    pub(crate) fn of(&self, file: usize) -> u16 {
+        [self.sgprs, self.vgprs, self.agprs][file]
     }
 
     /// The waves per SIMD a kernel needing exactly this many registers could reach (VCC
     /// assumed used, as nearly every kernel does).
     pub fn occupancy(&self, proc: &Processor, wave_size: u32) -> Occupancy {
-        occupancy(proc, wave_size, self.sgprs, self.vgprs, true)
+        let regs = RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: true, wave_size };
+        occupancy(proc, &regs)
     }
 }
 
@@ -55,15 +70,34 @@ pub fn alignment(rc: RegClass, proc: &Processor) -> u16 {
     }
 }
 
-/// Index of a file in per-file tables: SGPRs 0, VGPRs (and AGPRs) 1.
+/// The register files allocation hands out: SGPRs, VGPRs, AGPRs.
+pub(crate) const FILES: usize = 3;
+
+/// The register type of each file, by [`file_index`].
+pub(crate) const FILE_TYPES: [RegType; FILES] = [RegType::Sgpr, RegType::Vgpr, RegType::Agpr];
+
+/// Index of a file in per-file tables: SGPRs 0, VGPRs 1, AGPRs 2.
 pub(crate) fn file_index(ty: RegType) -> usize {
-    usize::from(ty != RegType::Sgpr)
+    match ty {
+        RegType::Sgpr => 0,
+        RegType::Vgpr => 1,
+        RegType::Agpr => 2,
+    }
+}
+
+/// How many registers of file `ty` a wave may address on `proc` (AGPRs: 0 without the file).
+pub(crate) fn file_limit(proc: &Processor, ty: RegType) -> u16 {
+    match ty {
+        RegType::Sgpr => proc.sgprs,
+        RegType::Vgpr => proc.vgprs,
+        RegType::Agpr => proc.agprs,
+    }
 }
 
 /// Live values counted by file and size, with the demand they make.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Pressure {
-    counts: [[u32; 17]; 2],
+    counts: [[u32; 17]; FILES],
 }
 
 impl Pressure {
@@ -86,7 +120,7 @@ impl Pressure {
             });
             packed.min(u32::from(u16::MAX)) as u16
         };
-        RegisterDemand { sgprs: size(RegType::Sgpr), vgprs: size(RegType::Vgpr) }
+        RegisterDemand { sgprs: size(RegType::Sgpr), vgprs: size(RegType::Vgpr), agprs: size(RegType::Agpr) }
     }
 }
 
@@ -163,7 +197,7 @@ pub(crate) fn packed_size(counts: &[u32; 17], align: impl Fn(u8) -> u16) -> u32 
 pub enum Limiter {
     /// Nothing the kernel uses: the hardware's maximum.
     Hardware,
-    /// The VGPR file.
+    /// The VGPR file (ArchVGPRs and AGPRs).
     Vgprs,
     /// The SGPR file (GFX9 only; GFX10+ gives every wave its SGPRs).
     Sgprs,
@@ -180,31 +214,7 @@ pub struct Occupancy {
     pub limiter: Limiter,
 }
 
-/// A SIMD's register resources as they bound occupancy.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct SimdFiles {
-    /// Waves per SIMD at most.
-    max_waves: u16,
-    /// VGPRs per lane in the SIMD's file, shared by its waves.
-    vgpr_total: u16,
-    /// VGPRs are given to waves in blocks of this many.
-    vgpr_granule: u16,
-    /// Whether SGPR use limits occupancy (GFX9; GFX10+ gives every wave its SGPRs).
-    sgpr_limited: bool,
-}
-
-/// The SIMD register files of `proc` in waves of `wave_size`, from the processor table (LLVM's
-/// `AMDGPUBaseInfo.cpp` facts live there).
-fn simd_files(proc: &Processor, wave_size: u32) -> SimdFiles {
-    SimdFiles {
-        max_waves: proc.max_waves_per_simd,
-        vgpr_total: proc.simd_vgprs(wave_size),
-        vgpr_granule: proc.vgpr_alloc_granule(wave_size),
-        sgpr_limited: proc.sgprs_limit_occupancy(),
-    }
-}
-
-/// Waves per SIMD with `sgprs` SGPRs (VCC and the other extras added here) on GFX9 (LLVM's
+/// Waves per SIMD with `total_sgprs` SGPRs (the extras included) on GFX9 (LLVM's
 /// `getOccupancyWithNumSGPRs` for GFX8-GFX9: 800 SGPRs per SIMD).
 fn sgpr_waves(total_sgprs: u16) -> u16 {
     match total_sgprs {
@@ -215,31 +225,34 @@ fn sgpr_waves(total_sgprs: u16) -> u16 {
     }
 }
 
-/// The waves per SIMD a kernel with `sgprs` SGPRs and `vgprs` VGPRs (next free register of
-/// each file, VCC excluded; no AGPRs) can reach on `proc` in waves of `wave_size`.
-pub fn occupancy(proc: &Processor, wave_size: u32, sgprs: u16, vgprs: u16, uses_vcc: bool) -> Occupancy {
-    let files = simd_files(proc, wave_size);
-    let regs = RegisterUse { vgprs, agprs: 0, sgprs, uses_vcc, wave_size };
-    let vgprs = total_vgprs(proc, &regs);
-    let by_vgprs = if vgprs < files.vgpr_granule {
-        files.max_waves
+/// The waves per SIMD a kernel using `regs` (next free register of each file, VCC excluded)
+/// can reach on `proc` in waves of `regs.wave_size`: the VGPR total (ArchVGPRs and AGPRs, see the module documentation)
+/// in the SIMD's allocation granules, and on GFX9 the SGPRs with the extras the hardware adds.
+pub fn occupancy(proc: &Processor, regs: &RegisterUse) -> Occupancy {
+    let wave_size = regs.wave_size;
+    let max_waves = proc.max_waves_per_simd;
+    let granule = proc.vgpr_alloc_granule(wave_size);
+    let vgprs = total_vgprs(proc, regs);
+    let by_vgprs = if vgprs < granule {
+        max_waves
     } else {
-        (files.vgpr_total / vgprs.next_multiple_of(files.vgpr_granule)).clamp(1, files.max_waves)
+        (proc.simd_vgprs(wave_size) / vgprs.next_multiple_of(granule)).clamp(1, max_waves)
     };
-    let by_sgprs = if files.sgpr_limited {
-        sgpr_waves(sgprs + extra_sgprs(proc, uses_vcc, false, proc.supports(Feature::Xnack))).min(files.max_waves)
+    let by_sgprs = if proc.sgprs_limit_occupancy() {
+        let extra = extra_sgprs(proc, regs.uses_vcc, false, proc.supports(Feature::Xnack));
+        sgpr_waves(regs.sgprs + extra).min(max_waves)
     } else {
-        files.max_waves
+        max_waves
     };
     let waves = by_vgprs.min(by_sgprs);
-    let limiter = if waves == files.max_waves {
+    let limiter = if waves == max_waves {
         Limiter::Hardware
     } else if by_vgprs <= by_sgprs {
         Limiter::Vgprs
     } else {
         Limiter::Sgprs
     };
-    Occupancy { waves_per_simd: waves, max_waves_per_simd: files.max_waves, limiter }
+    Occupancy { waves_per_simd: waves, max_waves_per_simd: max_waves, limiter }
 }
 
 /// One tuple to pack with [`first_fit`].
@@ -328,22 +341,63 @@ mod tests {
         }
     }
 
+    /// The registers a kernel uses, VCC included.
+    fn uses(wave_size: u32, sgprs: u16, vgprs: u16, agprs: u16) -> RegisterUse {
+        RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, wave_size }
+    }
+
     #[test]
     fn occupancy_follows_the_simd_files() {
         let gfx1100 = proc("gfx1100");
-        let o = occupancy(gfx1100, 32, 20, 24, true);
+        let o = occupancy(gfx1100, &uses(32, 20, 24, 0));
         assert_eq!((o.waves_per_simd, o.limiter), (16, Limiter::Hardware));
-        assert_eq!(occupancy(gfx1100, 32, 20, 97, true).waves_per_simd, 12);
-        assert_eq!(occupancy(gfx1100, 64, 20, 97, true).waves_per_simd, 7);
+        assert_eq!(occupancy(gfx1100, &uses(32, 20, 97, 0)).waves_per_simd, 12);
+        assert_eq!(occupancy(gfx1100, &uses(64, 20, 97, 0)).waves_per_simd, 7);
         let gfx942 = proc("gfx942");
-        assert_eq!(occupancy(gfx942, 64, 20, 64, true).waves_per_simd, 8);
-        let o = occupancy(gfx942, 64, 20, 65, true);
+        assert_eq!(occupancy(gfx942, &uses(64, 20, 64, 0)).waves_per_simd, 8);
+        let o = occupancy(gfx942, &uses(64, 20, 65, 0));
         assert_eq!((o.waves_per_simd, o.limiter), (7, Limiter::Vgprs));
         // 90 SGPRs plus 6 extras on gfx942: 96, which gives 8 waves (the maximum there).
-        assert_eq!(occupancy(gfx942, 64, 90, 8, true).waves_per_simd, 8);
+        assert_eq!(occupancy(gfx942, &uses(64, 90, 8, 0)).waves_per_simd, 8);
         let gfx900 = proc("gfx900");
-        let o = occupancy(gfx900, 64, 90, 8, true);
+        let o = occupancy(gfx900, &uses(64, 90, 8, 0));
         assert_eq!((o.waves_per_simd, o.limiter), (8, Limiter::Sgprs));
-        assert_eq!(occupancy(gfx900, 64, 8, 256, true).waves_per_simd, 1);
+        assert_eq!(occupancy(gfx900, &uses(64, 8, 256, 0)).waves_per_simd, 1);
+    }
+
+    /// With AGPRs, gfx90a and gfx942 count the unified file (ArchVGPRs rounded up to 4, then
+    /// the AGPRs), gfx908 the larger of its two files. The cases are kernels whose inline
+    /// assembly clobbers the last VGPR and AGPR named (`"v61", "a1"`), compiled by `clang-19
+    /// -S -O2 -mcpu=...`: `; NumVgprs`, `; NumAgprs` and `; Occupancy` of its output.
+    #[test]
+    fn occupancy_counts_agprs_as_the_processor_files_them() {
+        let cases = [
+            // (NumVgprs, NumAgprs, Occupancy on gfx942 and gfx90a, on gfx908)
+            (62, 2, 7, 4),
+            (30, 34, 7, 7),
+            (128, 128, 2, 2),
+            (3, 256, 1, 1),
+            (64, 0, 8, 4),
+            (5, 61, 7, 4),
+        ];
+        for (vgprs, agprs, unified, separate) in cases {
+            for (name, want) in [("gfx942", unified), ("gfx90a", unified), ("gfx908", separate)] {
+                let o = occupancy(proc(name), &uses(64, 16, vgprs, agprs));
+                assert_eq!(o.waves_per_simd, want, "{name}: {vgprs} VGPRs, {agprs} AGPRs");
+            }
+        }
+        // The demand's own occupancy counts its AGPRs the same way.
+        let demand = RegisterDemand { sgprs: 16, vgprs: 30, agprs: 34 };
+        assert_eq!(demand.occupancy(proc("gfx942"), 64).waves_per_simd, 7);
+    }
+
+    #[test]
+    fn agprs_are_a_file_of_their_own_in_the_demand() {
+        let (a1, a4, a3) = (RegClass::agpr(1), RegClass::agpr(4), RegClass::agpr(3));
+        let d = demand_of(&[a4, a1, RegClass::V1, RegClass::vgpr(2)], "gfx942");
+        assert_eq!((d.vgprs, d.agprs), (3, 5));
+        // AGPR tuples are aligned like VGPR tuples: two a3 need 7 on gfx942.
+        assert_eq!(demand_of(&[a3, a3], "gfx942").agprs, 7);
+        assert_eq!(demand_of(&[a3, a3], "gfx908").agprs, 6);
     }
 }

@@ -6,7 +6,10 @@
 //! temporaries of classes s1, s2, s4, s8, v1, v2, v3, v4, v8 and linear VGPRs, kernel inputs
 //! fixed in p_startpgm, values defined in and read from VCC, SCC and M0, implicit SCC and VCC
 //! writes, memory instructions (whose results must not take their operands' registers), and
-//! the vector pseudo-instructions.
+//! the vector pseudo-instructions. On request ([`Config::agprs`], for a gfx90a/gfx942 file),
+//! AGPR values too: a1 to a16 tuples from matrix instructions, loads and
+//! `v_accvgpr_write_b32`, read back with `v_accvgpr_read_b32`, copied between AGPRs and to and
+//! from VGPRs, split, built, stored, and carried by phis.
 //!
 //! The instructions mean nothing: they have the shapes allocation cares about (classes, fixed
 //! registers, what is read and written), not necessarily ones the encoder accepts. Every value
@@ -34,6 +37,9 @@ pub struct Config {
     pub max_depth: u32,
     /// Whether to define linear VGPRs (which get registers of their own).
     pub linear_vgprs: bool,
+    /// Whether to define AGPR values (for processors with AGPRs and AGPR-to-AGPR copies:
+    /// gfx90a, gfx942).
+    pub agprs: bool,
 }
 
 impl Config {
@@ -47,6 +53,7 @@ impl Config {
             pressure: 24,
             max_depth: 3,
             linear_vgprs: true,
+            agprs: false,
         }
     }
 }
@@ -209,6 +216,15 @@ impl Gen<'_> {
         }
     }
 
+    /// An operand of an AGPR copy: a value satisfying `ok`, or an inline constant (an AGPR
+    /// takes no literal).
+    fn agpr_operand(&mut self, ok: impl Fn(Temp) -> bool) -> Operand {
+        match self.pick(ok) {
+            Some(t) if !self.rng.chance(10) => Operand::temp(t),
+            _ => Operand::constant(self.rng.below(65) as u32),
+        }
+    }
+
     fn vgpr_class(&mut self) -> RegClass {
         if self.c.single_registers {
             return RegClass::V1;
@@ -222,6 +238,14 @@ impl Gen<'_> {
             return RegClass::S1;
         }
         RegClass::sgpr(self.rng.weighted(&[(1, 60), (2, 25), (4, 12), (8, 3)]))
+    }
+
+    fn agpr_class(&mut self) -> RegClass {
+        RegClass::agpr(self.rng.weighted(&[(1, 30), (2, 15), (4, 35), (8, 12), (16, 8)]))
+    }
+
+    fn is_agpr(t: Temp) -> bool {
+        t.rc.ty == RegType::Agpr
     }
 
     fn linear_vgpr(t: Temp) -> bool {
@@ -275,9 +299,97 @@ impl Gen<'_> {
         }
     }
 
+    /// An instruction that defines or reads AGPRs.
+    fn agpr_instruction(&mut self) {
+        let single = self.c.single_registers;
+        match self.rng.below(if single { 3 } else { 7 }) {
+            0 => {
+                // Into an AGPR from a VGPR, an SGPR or an inline constant.
+                let src = self.agpr_operand(|t| t.rc.size == 1 && !Self::is_agpr(t) && !Self::linear_vgpr(t));
+                let d = self.define(RegClass::agpr(1));
+                self.emit(Inst::new(Opcode::VAccvgprWriteB32, &[Def::temp(d)], &[src]));
+            }
+            1 => {
+                // Out of an AGPR into a VGPR.
+                let Some(a) = self.pick(|t| t.rc == RegClass::agpr(1)) else { return };
+                let d = self.define(RegClass::V1);
+                self.emit(Inst::new(Opcode::VAccvgprReadB32, &[Def::temp(d)], &[Operand::temp(a)]));
+            }
+            2 => {
+                // Copies: AGPRs to AGPRs or VGPRs, VGPRs and SGPRs to AGPRs (one pair at a
+                // time in single-register code, as its other copies).
+                let mut copy = Inst::new(Opcode::PParallelCopy, &[], &[]);
+                let pairs = if single { 1 } else { 1 + self.rng.below(3) };
+                let sources: Vec<Temp> = (0..pairs)
+                    .filter_map(|_| self.pick(|t| !Self::linear_vgpr(t) && (Self::is_agpr(t) || t.rc.size == 1)))
+                    .collect();
+                for src in sources {
+                    let rc = match src.rc.ty {
+                        RegType::Agpr if self.rng.chance(30) => RegClass::vgpr(src.rc.size),
+                        RegType::Agpr => src.rc,
+                        _ => RegClass::agpr(1),
+                    };
+                    let d = self.define(rc);
+                    copy.defs.push(Def::temp(d));
+                    copy.ops.push(Operand::temp(src));
+                }
+                if !copy.defs.is_empty() {
+                    self.emit(copy);
+                }
+            }
+            3 => {
+                // A matrix instruction: VGPR sources, an AGPR accumulator of the result's size.
+                let (op, size) = if self.rng.chance(75) {
+                    (Opcode::VMfmaF324x4x116bF32, 4)
+                } else {
+                    (Opcode::VMfmaF3216x16x4F32, 16)
+                };
+                let (a, b) = (self.operand(|t| t.rc == RegClass::V1), self.operand(|t| t.rc == RegClass::V1));
+                let acc = self.operand(|t| t.rc == RegClass::agpr(size));
+                let d = self.define(RegClass::agpr(size));
+                self.emit(Inst::new(op, &[Def::temp(d)], &[a, b, acc]));
+            }
+            4 => {
+                // A load into AGPRs (gfx90a+), or a store of them.
+                let addr = self.operand(|t| t.rc == RegClass::V2);
+                if self.rng.chance(60) {
+                    let rc = self.agpr_class();
+                    let d = self.define(rc);
+                    self.emit(Inst::new(Opcode::GlobalLoadB128, &[Def::temp(d)], &[addr]));
+                } else {
+                    let data = self.operand(Self::is_agpr);
+                    self.emit(Inst::new(Opcode::GlobalStoreB128, &[], &[addr, data]));
+                }
+            }
+            5 => {
+                // Split an AGPR tuple.
+                let Some(src) = self.pick(|t| Self::is_agpr(t) && t.rc.size > 1) else { return };
+                let mut defs = Vec::new();
+                let mut left = src.rc.size;
+                while left > 0 {
+                    let size = if left >= 4 && self.rng.chance(30) { 4 } else { 1 };
+                    defs.push(Def::temp(self.define(RegClass::agpr(size))));
+                    left -= size;
+                }
+                self.emit(Inst::new(Opcode::PSplitVector, &defs, &[Operand::temp(src)]));
+            }
+            _ => {
+                // Build an AGPR tuple from single AGPRs.
+                let size = [2, 4, 8][self.rng.below(3)];
+                let ops: Vec<Operand> = (0..size).map(|_| self.agpr_operand(|t| t.rc == RegClass::agpr(1))).collect();
+                let d = self.define(RegClass::agpr(size));
+                self.emit(Inst::new(Opcode::PCreateVector, &[Def::temp(d)], &ops));
+            }
+        }
+    }
+
     fn instruction(&mut self) {
         let lm = self.lm;
         let wave64 = self.c.wave_size == 64;
+        if self.c.agprs && self.rng.chance(25) {
+            self.agpr_instruction();
+            return;
+        }
         if self.c.single_registers {
             match self.rng.below(3) {
                 0 => {
@@ -481,7 +593,7 @@ impl Gen<'_> {
                 continue;
             }
             for _ in 0..self.rng.below(4) {
-                let ok = |t: Temp| (t.rc.ty == RegType::Vgpr) == vgprs && !Self::linear_vgpr(t);
+                let ok = |t: Temp| (t.rc.ty != RegType::Sgpr) == vgprs && !Self::linear_vgpr(t);
                 let Some(&first) = sets[0].iter().rev().filter(|&&t| ok(t)).nth(self.rng.below(3)) else { continue };
                 let rc = first.rc;
                 let mut ops = vec![Operand::temp(first)];
@@ -637,7 +749,7 @@ impl Gen<'_> {
         let inits: Vec<Temp> = (0..self.rng.below(4)).filter_map(|_| self.pick(|t| !Self::linear_vgpr(t))).collect();
         for init in inits {
             let d = self.define(init.rc);
-            let op = if init.rc.ty == RegType::Vgpr { Opcode::PPhi } else { Opcode::PLinearPhi };
+            let op = if init.rc.ty == RegType::Sgpr { Opcode::PLinearPhi } else { Opcode::PPhi };
             let undef = Operand { kind: isa::mir::OperandKind::Undef(init.rc), reg: None, kill: false };
             carried.push(self.emit(Inst::new(op, &[Def::temp(d)], &[Operand::temp(init), undef])));
         }

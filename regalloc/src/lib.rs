@@ -12,8 +12,12 @@
 //!  MIR with physical registers only where it matters to the encoder
 //! ```
 //!
-//! [`allocate`] runs the whole stage; [`demand`] turns register counts into waves per SIMD, and
-//! [`generate`] makes random MIR functions for the tests, the benchmark and fuzzing.
+//! The files are the SGPRs, the VGPRs and, on gfx908/gfx90a/gfx942, the AGPRs (accumulation
+//! registers), each with its own demand, window and limit; copies between AGPRs and the other
+//! files become `v_accvgpr_*` moves. [`allocate`] runs the whole stage; [`demand`] turns
+//! register counts into waves per SIMD (the unified VGPR+AGPR file of gfx90a/gfx942 counted as
+//! the hardware does), and [`generate`] makes random MIR functions for the tests, the
+//! benchmark and fuzzing.
 #![deny(missing_docs)]
 
 pub mod assign;
@@ -25,7 +29,7 @@ mod regset;
 pub mod ssa_elim;
 pub mod validate;
 
-use demand::{Occupancy, RegisterDemand};
+use demand::{file_limit, Occupancy, RegisterDemand, RegisterUse, FILE_TYPES};
 use isa::mir::Function;
 use isa::processor::Processor;
 use isa::reg::{PhysReg, RegType, Temp};
@@ -39,6 +43,9 @@ pub struct Allocation {
     pub sgprs: u16,
     /// One past the highest VGPR used.
     pub vgprs: u16,
+    /// One past the highest AGPR used (0 without AGPRs): the `.agpr_count` of the metadata;
+    /// on gfx90a/gfx942 ACCUM_OFFSET follows from [`Allocation::vgprs`].
+    pub agprs: u16,
     /// Whether VCC is read or written.
     pub uses_vcc: bool,
     /// The most registers the program needs at once (liveness), for comparison.
@@ -60,7 +67,8 @@ impl Allocation {
                 match reg.reg_type() {
                     RegType::Sgpr if reg.is_plain_sgpr() => alloc.sgprs = alloc.sgprs.max(end),
                     RegType::Vgpr => alloc.vgprs = alloc.vgprs.max(end),
-                    _ => {}
+                    RegType::Agpr => alloc.agprs = alloc.agprs.max(end),
+                    RegType::Sgpr => {}
                 }
                 alloc.uses_vcc |= reg == PhysReg::VCC || reg == PhysReg::VCC_HI;
             }
@@ -68,9 +76,15 @@ impl Allocation {
         alloc
     }
 
-    /// The waves per SIMD this allocation allows on `proc` in waves of `wave_size`.
+    /// The registers used, as the kernel descriptor and the metadata take them.
+    pub fn register_use(&self, wave_size: u32) -> RegisterUse {
+        RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: self.uses_vcc, wave_size }
+    }
+
+    /// The waves per SIMD this allocation allows on `proc` in waves of `wave_size` (on
+    /// gfx90a/gfx942 the VGPRs and AGPRs together, in the unified file).
     pub fn occupancy(&self, proc: &Processor, wave_size: u32) -> Occupancy {
-        demand::occupancy(proc, wave_size, self.sgprs, self.vgprs, self.uses_vcc)
+        demand::occupancy(proc, &self.register_use(wave_size))
     }
 }
 
@@ -140,7 +154,8 @@ pub fn allocate(func: &mut Function, proc: &Processor) -> Result<Allocation, All
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;
-    for (file, used, limit) in [(RegType::Sgpr, alloc.sgprs, proc.sgprs), (RegType::Vgpr, alloc.vgprs, proc.vgprs)] {
+    for (file, used) in FILE_TYPES.into_iter().zip([alloc.sgprs, alloc.vgprs, alloc.agprs]) {
+        let limit = file_limit(proc, file);
         if used > limit {
             return Err(AllocError::DemandTooHigh { kernel: func.name.clone(), file, demand: used, limit });
         }

@@ -17,12 +17,12 @@
 //! in a special register (VCC, SCC, M0, EXEC) do not take ordinary registers and are left out.
 //! Sets are sorted vectors of temporary ids, built with dense tables indexed by id.
 
-use crate::demand::{Pressure, RegisterDemand};
+use crate::demand::{file_limit, Pressure, RegisterDemand};
 use crate::AllocError;
 use isa::mir::{Function, Inst, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
 use isa::processor::Processor;
-use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use isa::reg::{PhysReg, RegClass, Temp};
 use smallvec::SmallVec;
 
 /// The liveness of a function's temporaries and the register demand it implies.
@@ -83,21 +83,20 @@ pub(crate) fn is_phi(op: Opcode) -> bool {
 
 /// Whether an instruction's results must not take the registers of the operands it reads for
 /// the last time: memory instructions (with XNACK replay the address is read again after the
-/// results may have been written; LLVM makes SMEM and VMEM results early-clobber there), and
-/// `v_mad_u64_u32` on GFX11 (LLVM's `MADIntraFwdBug`: the result must not overlap a source).
+/// results may have been written; LLVM makes SMEM and VMEM results early-clobber there),
+/// `v_mad_u64_u32` on GFX11 (LLVM's `MADIntraFwdBug`: the result must not overlap a source),
+/// and matrix (MAI) instructions, whose result may not partly overlap the accumulator they
+/// read (LLVM makes the wider ones early-clobber; here none of them overlaps, the simpler
+/// and safe side of that rule).
 pub(crate) fn late_kill(inst: &Inst, family: Family) -> bool {
     matches!(inst.opcode.format(family), Format::Smem | Format::Global)
         || (family == Family::Gfx11 && inst.opcode == Opcode::VMadU64U32)
+        || isa::table::info(inst.opcode, family).is_some_and(|i| i.enc == isa::table::Enc::Mai)
 }
 
 /// Whether `reg..reg + rc.size` lies in the registers allocation hands out for `rc`'s file.
 pub(crate) fn allocatable(reg: PhysReg, rc: RegClass, proc: &Processor) -> bool {
-    let end = reg.index() + u16::from(rc.size);
-    match rc.ty {
-        RegType::Sgpr => reg.reg_type() == RegType::Sgpr && end <= proc.sgprs,
-        RegType::Vgpr => reg.reg_type() == RegType::Vgpr && end <= proc.vgprs,
-        RegType::Agpr => reg.reg_type() == RegType::Agpr && end <= proc.agprs,
-    }
+    reg.reg_type() == rc.ty && reg.index() + u16::from(rc.size) <= file_limit(proc, rc.ty)
 }
 
 /// Classes of all temporaries and whether each is defined in a special register; checks that
@@ -429,7 +428,7 @@ mod tests {
             let (mut f, _) = diamond(64);
             let live = analyze(&mut f, proc(name)).unwrap();
             // At the load: ptr (s2, read late, still live) and the v3 result with x (v1).
-            assert_eq!(live.inst_demand[0][2], RegisterDemand { sgprs: 2, vgprs }, "{name}");
+            assert_eq!(live.inst_demand[0][2], RegisterDemand { sgprs: 2, vgprs, agprs: 0 }, "{name}");
             // At the saveexec: the lane mask m is read for the last time and saved is written.
             assert_eq!(live.inst_demand[0][5].sgprs, 4, "{name}");
         }

@@ -6,14 +6,21 @@
 //! cycles broken by [`crate::parallel_copy::resolve`].
 //!
 //! Moves are `s_mov_b32`, `v_mov_b32` and `v_readfirstlane_b32`; SCC is read with
-//! `s_cselect_b32 d, 1, 0` and written with `s_cmp_lg_u32 s, 0`. A cycle of VGPRs is broken
-//! with three `v_xor_b32` (isa has no `v_swap_b32` yet); a cycle of SGPRs through a scratch
-//! SGPR that nothing reads afterwards (found by a liveness of the scalar registers after
-//! assignment), else with three `s_xor_b32` where SCC is free, else through one SGPR past the
-//! ones the function uses.
+//! `s_cselect_b32 d, 1, 0` and written with `s_cmp_lg_u32 s, 0`. AGPRs are written from a
+//! VGPR, an SGPR or an inline constant with `v_accvgpr_write_b32`, read into a VGPR with
+//! `v_accvgpr_read_b32`, and copied with `v_accvgpr_mov_b32` (gfx90a+; gfx908 lacks it, and
+//! nothing moves an AGPR into an SGPR or SCC, nor a literal into an AGPR, in one
+//! instruction: those copies are refused). A cycle of VGPRs is broken with three
+//! `v_xor_b32` (isa has no `v_swap_b32` yet); a cycle of SGPRs through a scratch SGPR that
+//! nothing reads afterwards (found by a liveness of the scalar registers after assignment),
+//! else with three `s_xor_b32` where SCC is free, else through one SGPR past the ones the
+//! function uses; a cycle of AGPRs (which have no exclusive-or) through an AGPR that nothing
+//! reads afterwards (a liveness of the AGPRs on the logical CFG), else through one AGPR past
+//! the ones the function uses.
 
 use crate::parallel_copy::{resolve, Source, Step};
 use crate::{AllocError, Allocation};
+use isa::encoding::inline_field;
 use isa::mir::{Def, Function, Inst, Operand, OperandKind};
 use isa::opcode::Opcode;
 use isa::processor::Processor;
@@ -133,33 +140,46 @@ fn dword_copies(def: &Def, op: &Operand) -> Option<Vec<(u16, Source)>> {
     Some(out)
 }
 
-/// The scalar registers live at a point: SGPRs 0-127 (VCC, M0 and EXEC among them) and SCC.
+/// The registers SSA elimination may borrow as scratch, with whether each is live at a point:
+/// SGPRs 0-127 (VCC, M0 and EXEC among them) and SCC, live over the linear CFG, and AGPRs,
+/// live over the logical CFG (writes under EXEC leave the lanes of other paths alone, as in
+/// the assignment).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-struct ScalarRegs {
+struct LiveRegs {
     sgprs: u128,
     scc: bool,
+    agprs: [u128; 2],
 }
 
-impl ScalarRegs {
+impl LiveRegs {
     fn set(&mut self, reg: PhysReg, size: u8, live: bool) {
+        let put = |bits: &mut u128, i: u16| {
+            if live {
+                *bits |= 1 << i;
+            } else {
+                *bits &= !(1 << i);
+            }
+        };
         for x in reg.0..reg.0 + u16::from(size) {
-            if x < 128 {
-                if live {
-                    self.sgprs |= 1 << x;
-                } else {
-                    self.sgprs &= !(1 << x);
+            match PhysReg(x) {
+                PhysReg::SCC => self.scc = live,
+                r if x < 128 => put(&mut self.sgprs, r.0),
+                r if r.reg_type() == RegType::Agpr && r.index() < 256 => {
+                    put(&mut self.agprs[usize::from(r.index() / 128)], r.index() % 128)
                 }
-            } else if x == PhysReg::SCC.0 {
-                self.scc = live;
+                _ => {}
             }
         }
     }
 
     fn contains(&self, x: u16) -> bool {
-        if x < 128 {
-            self.sgprs >> x & 1 == 1
-        } else {
-            x == PhysReg::SCC.0 && self.scc
+        match PhysReg(x) {
+            PhysReg::SCC => self.scc,
+            r if x < 128 => self.sgprs >> r.0 & 1 == 1,
+            r if r.reg_type() == RegType::Agpr && r.index() < 256 => {
+                self.agprs[usize::from(r.index() / 128)] >> (r.index() % 128) & 1 == 1
+            }
+            _ => false,
         }
     }
 
@@ -178,28 +198,33 @@ impl ScalarRegs {
     }
 }
 
-/// The scalar registers live at the end of each block (linear CFG, a backward worklist to a
-/// fixpoint).
-fn scalar_live_out(func: &Function) -> Vec<ScalarRegs> {
+/// The registers live at the end of each block (a backward worklist to a fixpoint): the
+/// scalar ones from the linear successors, the AGPRs from the logical ones.
+fn live_out(func: &Function) -> Vec<LiveRegs> {
     let n = func.blocks.len();
-    let mut live_in = vec![ScalarRegs::default(); n];
-    let mut live_out = vec![ScalarRegs::default(); n];
+    let mut live_in = vec![LiveRegs::default(); n];
+    let mut live_out = vec![LiveRegs::default(); n];
     let mut queued = vec![true; n];
     let mut stack: Vec<usize> = (0..n).collect();
     while let Some(b) = stack.pop() {
         queued[b] = false;
         let block = &func.blocks[b];
-        let mut live = ScalarRegs::default();
+        let mut live = LiveRegs::default();
         for &s in &block.linear_succs {
             let s = live_in[s as usize];
             live.sgprs |= s.sgprs;
             live.scc |= s.scc;
         }
+        for &s in &block.logical_succs {
+            let s = live_in[s as usize];
+            live.agprs[0] |= s.agprs[0];
+            live.agprs[1] |= s.agprs[1];
+        }
         live_out[b] = live;
         block.insts.iter().rev().for_each(|i| live.step_back(i));
         if live != live_in[b] {
             live_in[b] = live;
-            for &p in &block.linear_preds {
+            for &p in block.linear_preds.iter().chain(&block.logical_preds) {
                 if !std::mem::replace(&mut queued[p as usize], true) {
                     stack.push(p as usize);
                 }
@@ -215,27 +240,63 @@ enum Loc {
     Sgpr,
     Scc,
     Vgpr,
+    Agpr,
 }
 
 fn loc_kind(reg: u16) -> Loc {
     match PhysReg(reg) {
         PhysReg::SCC => Loc::Scc,
-        r if r.reg_type() == RegType::Sgpr => Loc::Sgpr,
-        _ => Loc::Vgpr,
+        r => match r.reg_type() {
+            RegType::Sgpr => Loc::Sgpr,
+            RegType::Vgpr => Loc::Vgpr,
+            RegType::Agpr => Loc::Agpr,
+        },
+    }
+}
+
+/// The class of one register of `kind`.
+fn loc_class(kind: Loc) -> RegClass {
+    match kind {
+        Loc::Vgpr => RegClass::V1,
+        Loc::Agpr => RegClass::agpr(1),
+        Loc::Sgpr | Loc::Scc => RegClass::S1,
     }
 }
 
 fn reg_op(reg: u16) -> Operand {
-    let rc = if loc_kind(reg) == Loc::Vgpr { RegClass::V1 } else { RegClass::S1 };
-    Operand::phys(PhysReg(reg), rc)
+    Operand::phys(PhysReg(reg), loc_class(loc_kind(reg)))
 }
 
-/// The instruction for `dst = src`, or None for a move the hardware cannot make.
-fn move_inst(dst: u16, src: Source) -> Option<Inst> {
-    let scc = Def::phys(PhysReg::SCC, RegClass::S1);
+/// The instruction for `dst = src`, or what the hardware cannot do in one instruction.
+fn move_inst(dst: u16, src: Source, proc: &Processor) -> Result<Inst, &'static str> {
     let d = PhysReg(dst);
+    let src_kind = match src {
+        Source::Loc(l) => Some(loc_kind(l)),
+        Source::Const(_) => None,
+    };
+    if loc_kind(dst) == Loc::Agpr || src_kind == Some(Loc::Agpr) {
+        let def = Def::phys(d, loc_class(loc_kind(dst)));
+        return Ok(match (loc_kind(dst), src) {
+            (Loc::Agpr, Source::Loc(l)) if loc_kind(l) == Loc::Agpr => {
+                if !proc.gfx90a_insts {
+                    return Err("a copy between AGPRs before gfx90a");
+                }
+                Inst::new(Opcode::VAccvgprMovB32, &[def], &[reg_op(l)])
+            }
+            (Loc::Agpr, Source::Loc(l)) if loc_kind(l) != Loc::Scc => {
+                Inst::new(Opcode::VAccvgprWriteB32, &[def], &[reg_op(l)])
+            }
+            (Loc::Agpr, Source::Const(c)) if inline_field(c, 1).is_some() => {
+                Inst::new(Opcode::VAccvgprWriteB32, &[def], &[Operand::constant(c)])
+            }
+            (Loc::Agpr, Source::Const(_)) => return Err("a literal constant into an AGPR"),
+            (Loc::Vgpr, Source::Loc(l)) => Inst::new(Opcode::VAccvgprReadB32, &[def], &[reg_op(l)]),
+            _ => return Err("a move between an AGPR and an SGPR or SCC"),
+        });
+    }
+    let scc = Def::phys(PhysReg::SCC, RegClass::S1);
     let from_scc = src == Source::Loc(PhysReg::SCC.0);
-    Some(match (loc_kind(dst), src) {
+    Ok(match (loc_kind(dst), src) {
         (Loc::Scc, Source::Loc(l)) if loc_kind(l) == Loc::Sgpr => {
             Inst::new(Opcode::SCmpLgU32, &[scc], &[reg_op(l), Operand::constant(0)])
         }
@@ -247,7 +308,9 @@ fn move_inst(dst: u16, src: Source) -> Option<Inst> {
             &[Def::phys(d, RegClass::S1)],
             &[Operand::constant(1), Operand::constant(0), Operand::phys(PhysReg::SCC, RegClass::S1)],
         ),
-        (Loc::Scc, _) | (Loc::Vgpr, _) if from_scc || loc_kind(dst) == Loc::Scc => return None,
+        (Loc::Scc, _) | (Loc::Vgpr, _) if from_scc || loc_kind(dst) == Loc::Scc => {
+            return Err("a move between SCC and a VGPR")
+        }
         (Loc::Sgpr, Source::Loc(l)) if loc_kind(l) == Loc::Vgpr => {
             Inst::new(Opcode::VReadfirstlaneB32, &[Def::phys(d, RegClass::S1)], &[reg_op(l)])
         }
@@ -278,9 +341,12 @@ pub(crate) fn xor_swap(a: u16, b: u16) -> [Inst; 3] {
 
 /// Lowers every `p_parallelcopy` of an assigned function to moves.
 pub fn lower_parallel_copies(func: &mut Function, proc: &Processor) -> Result<(), AllocError> {
-    let live_out = scalar_live_out(func);
-    let mut sgpr_count = Allocation::measure(func).sgprs;
+    let live_out = live_out(func);
+    let used = Allocation::measure(func);
+    let mut sgpr_count = used.sgprs;
     let mut extra: Option<u16> = None;
+    // The scratch AGPR of AGPR cycles, one past the AGPRs in use, taken when first needed.
+    let mut agpr_scratch: Option<u16> = None;
     let kernel = func.name.clone();
     for (b, block) in func.blocks.iter_mut().enumerate() {
         if !block.insts.iter().any(|i| i.opcode == Opcode::PParallelCopy) {
@@ -288,7 +354,7 @@ pub fn lower_parallel_copies(func: &mut Function, proc: &Processor) -> Result<()
         }
         let unsupported = |what| AllocError::Unsupported { kernel: kernel.clone(), block: b as u32, what };
         let insts = std::mem::take(&mut block.insts);
-        let mut after = vec![ScalarRegs::default(); insts.len()];
+        let mut after = vec![LiveRegs::default(); insts.len()];
         let mut live = live_out[b];
         for (i, inst) in insts.iter().enumerate().rev() {
             after[i] = live;
@@ -313,13 +379,43 @@ pub fn lower_parallel_copies(func: &mut Function, proc: &Processor) -> Result<()
                     busy.set(PhysReg(l), 1, true);
                 }
             }
-            for step in steps {
+            for (k, &step) in steps.iter().enumerate() {
                 match step {
-                    Step::Move { dst, src } => {
-                        out.push(move_inst(dst, src).ok_or_else(|| unsupported("a move between SCC and a VGPR"))?)
-                    }
+                    Step::Move { dst, src } => out.push(move_inst(dst, src, proc).map_err(unsupported)?),
                     Step::Swap { a, b } => match (loc_kind(a), loc_kind(b)) {
                         (Loc::Vgpr, Loc::Vgpr) => out.extend(xor_swap(a, b)),
+                        (Loc::Agpr, Loc::Agpr) => {
+                            // Free here: not live after the copy, no destination of it, and
+                            // not read by this or a later step (sources already read are).
+                            let mut taken = after[i];
+                            for &(d, _) in &copies {
+                                taken.set(PhysReg(d), 1, true);
+                            }
+                            for later in &steps[k..] {
+                                let read = match *later {
+                                    Step::Move { src: Source::Loc(l), .. } => [Some(l), None],
+                                    Step::Move { .. } => [None, None],
+                                    Step::Swap { a, b } => [Some(a), Some(b)],
+                                };
+                                read.into_iter().flatten().for_each(|r| taken.set(PhysReg(r), 1, true));
+                            }
+                            let free = (0..used.agprs).map(|r| PhysReg::agpr(r).0).find(|&r| !taken.contains(r));
+                            let scratch = match free.or(agpr_scratch) {
+                                Some(r) => r,
+                                None if used.agprs < proc.agprs => *agpr_scratch.insert(PhysReg::agpr(used.agprs).0),
+                                None => {
+                                    return Err(AllocError::DemandTooHigh {
+                                        kernel,
+                                        file: RegType::Agpr,
+                                        demand: used.agprs + 1,
+                                        limit: proc.agprs,
+                                    })
+                                }
+                            };
+                            for (dst, src) in [(scratch, a), (a, b), (b, scratch)] {
+                                out.push(move_inst(dst, Source::Loc(src), proc).map_err(unsupported)?);
+                            }
+                        }
                         (Loc::Sgpr, Loc::Sgpr) => {
                             let free = (0..sgpr_count.min(proc.sgprs)).find(|&r| !busy.contains(r));
                             if free.is_none() && !touches_scc && !after[i].scc {
@@ -342,7 +438,7 @@ pub fn lower_parallel_copies(func: &mut Function, proc: &Processor) -> Result<()
                                 }
                             };
                             for (dst, src) in [(scratch, a), (a, b), (b, scratch)] {
-                                out.push(move_inst(dst, Source::Loc(src)).expect("SGPR moves exist"));
+                                out.push(move_inst(dst, Source::Loc(src), proc).map_err(unsupported)?);
                             }
                         }
                         _ => return Err(unsupported("a swap across register files or through SCC")),
@@ -368,7 +464,12 @@ mod tests {
         for inst in insts {
             let d = usize::from(inst.defs[0].reg.unwrap().0);
             let v = match inst.opcode {
-                Opcode::SMovB32 | Opcode::VMovB32 | Opcode::VReadfirstlaneB32 => read(regs, &inst.ops[0]),
+                Opcode::SMovB32
+                | Opcode::VMovB32
+                | Opcode::VReadfirstlaneB32
+                | Opcode::VAccvgprReadB32
+                | Opcode::VAccvgprWriteB32
+                | Opcode::VAccvgprMovB32 => read(regs, &inst.ops[0]),
                 Opcode::SXorB32 | Opcode::VXorB32 => read(regs, &inst.ops[0]) ^ read(regs, &inst.ops[1]),
                 Opcode::SCselectB32 => u32::from(regs[usize::from(PhysReg::SCC.0)] != 0),
                 Opcode::SCmpLgU32 => u32::from(read(regs, &inst.ops[0]) != 0),
@@ -382,23 +483,83 @@ mod tests {
     }
 
     fn lowered(copies: &[(PhysReg, PhysReg)], sgprs_in_use: u16, scc_live: bool) -> Vec<Inst> {
-        let mut f = Function::new("k", isa::opcode::Family::Gfx11, 32);
+        lowered_on("gfx1100", copies, &[], sgprs_in_use, scc_live).unwrap()
+    }
+
+    /// The moves of one parallel copy on processor `name`, with `live` registers read after it.
+    fn lowered_on(
+        name: &str,
+        copies: &[(PhysReg, PhysReg)],
+        live: &[PhysReg],
+        sgprs_in_use: u16,
+        scc_live: bool,
+    ) -> Result<Vec<Inst>, AllocError> {
+        let proc = Processor::find(name).unwrap();
+        let mut f = Function::new("k", isa::opcode::Family::of(proc.generation).unwrap(), 32);
         f.blocks.push(Default::default());
         let mut copy = Inst::new(Opcode::PParallelCopy, &[], &[]);
+        let class = |r: PhysReg| loc_class(loc_kind(r.0));
         for &(d, s) in copies {
-            let rc = if d.reg_type() == RegType::Vgpr { RegClass::V1 } else { RegClass::S1 };
-            copy.defs.push(Def::phys(d, rc));
-            copy.ops.push(Operand::phys(s, if s.reg_type() == RegType::Vgpr { RegClass::V1 } else { RegClass::S1 }));
+            copy.defs.push(Def::phys(d, class(d)));
+            copy.ops.push(Operand::phys(s, class(s)));
         }
         // Keep the SGPRs below `sgprs_in_use` (and SCC) live after the copy.
         let keep: Vec<Operand> = (0..sgprs_in_use)
             .map(|r| Operand::phys(PhysReg::sgpr(r), RegClass::S1))
             .chain(scc_live.then(|| Operand::phys(PhysReg::SCC, RegClass::S1)))
+            .chain(live.iter().map(|&r| Operand::phys(r, class(r))))
             .collect();
         f.blocks[0].insts = vec![copy, Inst::new(Opcode::SEndpgm, &[], &keep)];
-        lower_parallel_copies(&mut f, isa::processor::Processor::find("gfx1100").unwrap()).unwrap();
+        lower_parallel_copies(&mut f, proc)?;
         f.blocks[0].insts.pop();
-        f.blocks[0].insts.clone()
+        Ok(f.blocks[0].insts.clone())
+    }
+
+    #[test]
+    fn agprs_move_through_accvgpr_instructions_and_cycle_through_a_free_agpr() {
+        let (a, v, s) = (PhysReg::agpr, PhysReg::vgpr, PhysReg::sgpr);
+        let slot = |r: PhysReg| usize::from(r.0);
+        // Across files and within the AGPRs: one instruction each.
+        let insts = lowered_on("gfx942", &[(a(0), v(1)), (v(2), a(3)), (a(4), s(5)), (a(6), a(7))], &[], 8, false);
+        let ops: Vec<Opcode> = insts.unwrap().iter().map(|i| i.opcode).collect();
+        assert_eq!(ops.len(), 4);
+        for op in [Opcode::VAccvgprWriteB32, Opcode::VAccvgprReadB32, Opcode::VAccvgprMovB32] {
+            assert!(ops.contains(&op), "{ops:?}");
+        }
+        // A cycle of three AGPRs with a4 and a5 live after it: the scratch is a3, the lowest
+        // AGPR neither copied nor live (a6 is in use, so the function's AGPRs are a0-a6).
+        let cycle = [(a(0), a(1)), (a(1), a(2)), (a(2), a(0))];
+        let insts = lowered_on("gfx942", &cycle, &[a(4), a(5), a(6)], 0, false).unwrap();
+        let mut regs = vec![0u32; 768];
+        for (i, r) in regs.iter_mut().enumerate().skip(512) {
+            *r = i as u32;
+        }
+        run(&insts, &mut regs);
+        assert_eq!(&regs[slot(a(0))..slot(a(3))], &[513, 514, 512]);
+        assert_eq!(&regs[slot(a(4))..slot(a(7))], &[516, 517, 518]);
+        let written: Vec<PhysReg> = insts.iter().filter_map(|i| i.defs[0].reg).collect();
+        assert!(written.contains(&a(3)) && written.iter().all(|r| r.index() <= 3), "{written:?}");
+        // With every AGPR below the highest in use live, one more AGPR is taken.
+        let insts = lowered_on("gfx942", &[(a(0), a(1)), (a(1), a(0))], &[a(2)], 0, false).unwrap();
+        assert!(insts.iter().any(|i| i.defs[0].reg == Some(a(3))));
+        // What no instruction does: an AGPR into an SGPR, a literal into an AGPR, AGPR
+        // copies on gfx908.
+        let refused = |name: &str, copies: &[(PhysReg, PhysReg)]| match lowered_on(name, copies, &[], 8, false) {
+            Err(AllocError::Unsupported { what, .. }) => what,
+            other => panic!("{copies:?} on {name}: {other:?}"),
+        };
+        assert_eq!(refused("gfx942", &[(s(0), a(0))]), "a move between an AGPR and an SGPR or SCC");
+        assert_eq!(refused("gfx908", &[(a(0), a(1))]), "a copy between AGPRs before gfx90a");
+        let mut f = Function::new("k", isa::opcode::Family::Gfx9, 64);
+        f.blocks.push(Default::default());
+        let copy = Inst::new(
+            Opcode::PParallelCopy,
+            &[Def::phys(a(0), RegClass::agpr(1)), Def::phys(a(1), RegClass::agpr(1))],
+            &[Operand::constant(64), Operand::constant(65)],
+        );
+        f.blocks[0].insts = vec![copy, Inst::new(Opcode::SEndpgm, &[], &[])];
+        let err = lower_parallel_copies(&mut f, Processor::find("gfx942").unwrap()).unwrap_err();
+        assert!(err.to_string().contains("a literal constant into an AGPR"), "{err}");
     }
 
     #[test]

@@ -16,15 +16,17 @@
 //! edge, that register held the phi's operand. The output's instructions must be the input's
 //! in order (same operations, same temporaries, fixed registers honoured), with only moves
 //! added (`p_parallelcopy`, `s_mov_b32`, `v_mov_b32`, `v_readfirstlane_b32`, SCC read with
-//! `s_cselect_b32` and written with `s_cmp_lg_u32`, swaps as three exclusive-ors); tuples must
-//! be aligned and inside their file.
+//! `s_cselect_b32` and written with `s_cmp_lg_u32`, AGPRs written, read and copied with
+//! `v_accvgpr_write_b32`, `v_accvgpr_read_b32` and `v_accvgpr_mov_b32`, swaps as three
+//! exclusive-ors); tuples must be aligned and inside their file (SGPRs, VGPRs, or the AGPRs
+//! the processor has).
 //!
 //! Two live values sharing a register cannot pass: the later write replaces the other value,
 //! and its next read fails. One case the dataflow cannot see is kept out structurally: no
-//! VGPR is written in a block outside the logical CFG (its lanes belong to other paths), and
+//! VGPR or AGPR is written in a block outside the logical CFG (its lanes belong to other paths), and
 //! linear VGPRs never share registers with other VGPR values.
 
-use crate::demand::alignment;
+use crate::demand::{alignment, file_limit};
 use crate::liveness::is_phi;
 use crate::ssa_elim::xor_swap;
 use isa::mir::{DisplayInst, Function, Inst, OperandKind};
@@ -294,9 +296,14 @@ fn move_like(inst: &Inst) -> bool {
     let no_temps = inst.defs.iter().all(|d| d.temp.is_none()) && inst.ops.iter().all(|o| o.temp_of().is_none());
     match inst.opcode {
         Opcode::PParallelCopy => true,
-        Opcode::SMovB32 | Opcode::VMovB32 | Opcode::VReadfirstlaneB32 | Opcode::SCselectB32 | Opcode::SCmpLgU32 => {
-            no_temps && !inst.defs.is_empty() && !inst.ops.is_empty()
-        }
+        Opcode::SMovB32
+        | Opcode::VMovB32
+        | Opcode::VReadfirstlaneB32
+        | Opcode::SCselectB32
+        | Opcode::SCmpLgU32
+        | Opcode::VAccvgprReadB32
+        | Opcode::VAccvgprWriteB32
+        | Opcode::VAccvgprMovB32 => no_temps && !inst.defs.is_empty() && !inst.ops.is_empty(),
         Opcode::SXorB32 | Opcode::VXorB32 => no_temps && inst.ops.len() == 2 && !inst.defs.is_empty(),
         _ => false,
     }
@@ -399,10 +406,11 @@ impl<'a> Checker<'a> {
             let linear_only = b != 0 && block.logical_preds.is_empty() && block.logical_succs.is_empty();
             for (i, inst) in block.insts.iter().enumerate() {
                 for d in &inst.defs {
-                    let (Some(r), true) = (d.reg, d.rc.ty == RegType::Vgpr) else { continue };
+                    let (Some(r), true) = (d.reg, d.rc.ty != RegType::Sgpr) else { continue };
                     let linear = d.temp.is_some_and(|t| t.rc.linear);
                     if linear_only && !linear && self.kinds[b][i] != Kind::Phi {
-                        return Err(self.error(b, i, "writes a VGPR in a block outside the logical CFG".into()));
+                        let what = if d.rc.ty == RegType::Agpr { "an AGPR" } else { "a VGPR" };
+                        return Err(self.error(b, i, format!("writes {what} in a block outside the logical CFG")));
                     }
                     for s in (r.0..r.0 + u16::from(d.rc.size)).filter_map(|x| self.slots.of(x)) {
                         if linear {
@@ -515,9 +523,7 @@ impl<'a> Checker<'a> {
                 };
                 return if fits { Ok(()) } else { Err("not a register that can hold it".into()) };
             }
-            RegType::Sgpr if reg.reg_type() == RegType::Sgpr => (reg.index(), self.proc.sgprs),
-            RegType::Vgpr if reg.reg_type() == RegType::Vgpr => (reg.index(), self.proc.vgprs),
-            RegType::Agpr if reg.reg_type() == RegType::Agpr => (reg.index(), self.proc.agprs),
+            ty if reg.reg_type() == ty => (reg.index(), file_limit(self.proc, ty)),
             _ => return Err("the wrong register file".into()),
         };
         if index % alignment(rc, self.proc) != 0 {

@@ -1,8 +1,10 @@
 //! Allocation filetests: each `tests/filetests/*.mir` names its input (a `.gir` file of the
-//! workspace, or `inline` IR after the header) and the targets, and keeps the expected result
-//! after an output marker: per target and kernel, the demand, the registers used and the
-//! waves per SIMD they allow, then the allocated MIR. `BLESS=1 cargo test -p regalloc --test
-//! filetests` rewrites the expected part when a change is intended.
+//! workspace, `inline` IR after the header, or `inline-mir`: one MIR function after the
+//! header, allocated as it is, for what isel does not select yet, such as AGPRs) and the
+//! targets, and keeps the expected result after an output marker: per target and kernel, the
+//! demand, the registers used (AGPRs where there are any) and the waves per SIMD they allow,
+//! then the allocated MIR. `BLESS=1 cargo test -p regalloc --test filetests` rewrites the
+//! expected part when a change is intended.
 //!
 //! ```text
 //! test allocate
@@ -17,6 +19,9 @@
 //! ```
 
 use frontend_ir::parser::parse_module;
+use isa::mir::Function;
+use isa::mir_parse::parse_function;
+use isa::opcode::Family;
 use isa::processor::{Target, TargetId};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -28,6 +33,8 @@ struct Case {
     head: String,
     expected: String,
     source: String,
+    /// The source is one MIR function rather than IR.
+    mir: bool,
     targets: Vec<Target>,
 }
 
@@ -63,7 +70,7 @@ fn read_case(path: &Path) -> Result<Case, String> {
             inline.push('\n');
         }
     }
-    let source = if input == "inline" {
+    let source = if input == "inline" || input == "inline-mir" {
         inline
     } else {
         std::fs::read_to_string(workspace().join(&input)).map_err(|e| format!("{input}: {e}"))?
@@ -71,36 +78,55 @@ fn read_case(path: &Path) -> Result<Case, String> {
     if targets.is_empty() {
         return Err("no `targets` line".into());
     }
-    Ok(Case { head, expected, source, targets })
+    Ok(Case { head, expected, source, mir: input == "inline-mir", targets })
 }
 
-/// Selects and allocates every kernel for every target and prints the results.
+/// Allocates `mir` (validating it) and prints the result for `target`.
+fn allocate_one(out: &mut String, target: &Target, mut mir: Function) -> Result<(), String> {
+    let proc = target.processor();
+    let before = mir.clone();
+    let alloc = regalloc::allocate(&mut mir, proc).map_err(|e| e.to_string())?;
+    regalloc::validate::validate(&before, &mir, proc).map_err(|e| e.to_string())?;
+    let vcc = if alloc.uses_vcc { ", VCC" } else { "" };
+    let agprs = |n: u16| if alloc.demand.agprs > 0 || alloc.agprs > 0 { format!(", {n} AGPRs") } else { String::new() };
+    writeln!(
+        out,
+        "; {} wave{} @{}: demand {} SGPRs, {} VGPRs{}; uses {} SGPRs, {} VGPRs{}{vcc}; {} waves per SIMD",
+        proc.name,
+        target.wave_size,
+        mir.name,
+        alloc.demand.sgprs,
+        alloc.demand.vgprs,
+        agprs(alloc.demand.agprs),
+        alloc.sgprs,
+        alloc.vgprs,
+        agprs(alloc.agprs),
+        alloc.occupancy(proc, target.wave_size).waves_per_simd
+    )
+    .unwrap();
+    writeln!(out, "{mir}").unwrap();
+    Ok(())
+}
+
+/// Selects (or parses) and allocates every kernel for every target and prints the results.
 fn allocate_all(case: &Case) -> Result<String, String> {
-    let module = parse_module(&case.source).map_err(|e| e.render(&case.source, "input"))?;
     let mut out = String::new();
+    if case.mir {
+        for target in &case.targets {
+            let family = Family::of(target.generation()).ok_or("no encoding family for the target")?;
+            let mir = parse_function(&case.source, family).map_err(|e| e.to_string())?;
+            if mir.wave_size != target.wave_size {
+                return Err(format!("the function is wave{}, the target wave{}", mir.wave_size, target.wave_size));
+            }
+            allocate_one(&mut out, target, mir)?;
+        }
+        return Ok(out);
+    }
+    let module = parse_module(&case.source).map_err(|e| e.render(&case.source, "input"))?;
     for target in &case.targets {
-        let proc = target.processor();
-        for (id, func) in module.kernels() {
+        for (id, _) in module.kernels() {
             let selected = isel::select(&module, id, target).map_err(|e| e.to_string())?;
-            let before = selected.mir.clone();
-            let mut mir = selected.mir;
-            let alloc = regalloc::allocate(&mut mir, proc).map_err(|e| e.to_string())?;
-            regalloc::validate::validate(&before, &mir, proc).map_err(|e| e.to_string())?;
-            let vcc = if alloc.uses_vcc { ", VCC" } else { "" };
-            writeln!(
-                out,
-                "; {} wave{} @{}: demand {} SGPRs, {} VGPRs; uses {} SGPRs, {} VGPRs{vcc}; {} waves per SIMD",
-                proc.name,
-                target.wave_size,
-                func.name,
-                alloc.demand.sgprs,
-                alloc.demand.vgprs,
-                alloc.sgprs,
-                alloc.vgprs,
-                alloc.occupancy(proc, target.wave_size).waves_per_simd
-            )
-            .unwrap();
-            writeln!(out, "{mir}").unwrap();
+            allocate_one(&mut out, target, selected.mir)?;
         }
     }
     Ok(out)

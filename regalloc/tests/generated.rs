@@ -2,6 +2,8 @@
 //! validated in a bounded run (`REGALLOC_FUNCTIONS=1000000` for a longer one), the assignment's own output (phis and parallel copies still
 //! there) validated too, straight-line code of single registers allocated in exactly its
 //! demand, and the excess over the demand reported for the rest (`--nocapture` shows it).
+//! Two thirds of the gfx942 functions have AGPR values too (`Config::agprs`), so the AGPR
+//! file, its tuples and the copies between AGPRs and VGPRs are covered by the same run.
 
 use isa::mir::Function;
 use isa::opcode::{Family, Opcode};
@@ -18,19 +20,36 @@ fn target(seed: u64) -> (&'static Processor, u32, Family) {
     (proc, wave, Family::of(proc.generation).unwrap())
 }
 
+/// Whether generated function `seed` on `proc` has AGPR values: two thirds of those for a
+/// processor with AGPRs and AGPR-to-AGPR copies.
+fn with_agprs(seed: u64, proc: &Processor) -> bool {
+    proc.agprs > 0 && proc.gfx90a_insts && !(seed / 3).is_multiple_of(3)
+}
+
 /// The configuration of generated function `seed`: sizes 8-120, pressures 6-40, nesting 0-3.
-fn config(seed: u64, wave: u32) -> Config {
+fn config(seed: u64, wave: u32, proc: &Processor) -> Config {
     let mut c = Config::new(wave, 8 + (seed.wrapping_mul(7919) % 113) as usize);
     c.pressure = 6 + (seed.wrapping_mul(31) % 35) as usize;
     c.max_depth = (seed / 3 % 4) as u32;
+    c.agprs = with_agprs(seed, proc);
     c
+}
+
+/// Registers per file of an allocation: SGPRs, VGPRs, AGPRs.
+fn used(alloc: &Allocation) -> [u16; 3] {
+    [alloc.sgprs, alloc.vgprs, alloc.agprs]
+}
+
+/// The demand per file.
+fn demand(alloc: &Allocation) -> [u16; 3] {
+    [alloc.demand.sgprs, alloc.demand.vgprs, alloc.demand.agprs]
 }
 
 /// The fewest registers of each plain file the allocation can use: the demand, raised to
 /// cover the registers the input fixes (the kernel's inputs), plus, for VGPRs, the registers
 /// set apart for linear VGPRs (each its own, above the others).
-fn floor(f: &Function, proc: &Processor, alloc: &Allocation) -> [u16; 2] {
-    let mut floor = [alloc.demand.sgprs, alloc.demand.vgprs];
+fn floor(f: &Function, proc: &Processor, alloc: &Allocation) -> [u16; 3] {
+    let mut floor = demand(alloc);
     let mut linear = Vec::new();
     for inst in f.blocks.iter().flat_map(|b| b.insts.iter()) {
         for d in &inst.defs {
@@ -39,7 +58,8 @@ fn floor(f: &Function, proc: &Processor, alloc: &Allocation) -> [u16; 2] {
                 match r.reg_type() {
                     RegType::Sgpr if r.0 < proc.sgprs => floor[0] = floor[0].max(end),
                     RegType::Vgpr => floor[1] = floor[1].max(end),
-                    _ => {}
+                    RegType::Agpr => floor[2] = floor[2].max(end),
+                    RegType::Sgpr => {}
                 }
             }
             if let Some(t) = d.temp.filter(|t| t.rc.ty == RegType::Vgpr && t.rc.linear) {
@@ -58,18 +78,20 @@ fn floor(f: &Function, proc: &Processor, alloc: &Allocation) -> [u16; 2] {
 #[derive(Default)]
 struct Excess {
     functions: u64,
-    over_demand: [u64; 2],
-    over_floor: [u64; 2],
+    /// Functions with AGPR values.
+    with_agprs: u64,
+    over_demand: [u64; 3],
+    over_floor: [u64; 3],
     exact: u64,
 }
 
 impl Excess {
-    fn add(&mut self, alloc: &Allocation, floor: [u16; 2]) {
-        let used = [alloc.sgprs, alloc.vgprs];
-        let demand = [alloc.demand.sgprs, alloc.demand.vgprs];
+    fn add(&mut self, alloc: &Allocation, floor: [u16; 3]) {
+        let (used, demand) = (used(alloc), demand(alloc));
         self.functions += 1;
+        self.with_agprs += u64::from(demand[2] > 0);
         let mut exact = true;
-        for f in 0..2 {
+        for f in 0..3 {
             self.over_demand[f] += u64::from(used[f].saturating_sub(demand[f]));
             let excess = used[f].saturating_sub(floor[f]);
             self.over_floor[f] += u64::from(excess);
@@ -80,13 +102,18 @@ impl Excess {
 
     fn report(&self) -> String {
         let avg = |x: u64| x as f64 / self.functions.max(1) as f64;
+        // AGPR excess is averaged over the functions that have AGPRs.
+        let avg_agprs = |x: u64| x as f64 / self.with_agprs.max(1) as f64;
         format!(
-            "{} functions: registers over the demand, on average: {:.3} SGPRs, {:.3} VGPRs; over the demand raised by fixed inputs and linear VGPRs: {:.3} SGPRs, {:.3} VGPRs ({:.1}% of the functions with none)",
+            "{} functions ({} with AGPRs): registers over the demand, on average: {:.3} SGPRs, {:.3} VGPRs, {:.3} AGPRs; over the demand raised by fixed inputs and linear VGPRs: {:.3} SGPRs, {:.3} VGPRs, {:.3} AGPRs ({:.1}% of the functions with none)",
             self.functions,
+            self.with_agprs,
             avg(self.over_demand[0]),
             avg(self.over_demand[1]),
+            avg_agprs(self.over_demand[2]),
             avg(self.over_floor[0]),
             avg(self.over_floor[1]),
+            avg_agprs(self.over_floor[2]),
             100.0 * avg(self.exact)
         )
     }
@@ -106,7 +133,7 @@ fn ten_thousand_generated_functions_allocate_and_validate() {
     let mut instructions = 0usize;
     while validated < count {
         let (proc, wave, family) = target(seed);
-        let before = function(seed, family, &config(seed, wave));
+        let before = function(seed, family, &config(seed, wave, proc));
         instructions += before.blocks.iter().map(|b| b.insts.len()).sum::<usize>();
         let mut f = before.clone();
         match regalloc::allocate(&mut f, proc) {
@@ -116,7 +143,8 @@ fn ten_thousand_generated_functions_allocate_and_validate() {
                     regalloc::validate::validate(&before, &f, proc)
                         .unwrap_or_else(|e| panic!("seed {seed} on {}: {e}\n{before}\n{f}", proc.name));
                 }
-                assert!(alloc.sgprs <= proc.sgprs && alloc.vgprs <= proc.vgprs);
+                assert!(alloc.sgprs <= proc.sgprs && alloc.vgprs <= proc.vgprs && alloc.agprs <= proc.agprs);
+                assert!(alloc.agprs == 0 || with_agprs(seed, proc), "seed {seed}: AGPRs without AGPR values");
                 excess.add(&alloc, floor(&before, proc, &alloc));
                 validated += 1;
             }
@@ -131,15 +159,18 @@ fn ten_thousand_generated_functions_allocate_and_validate() {
     assert!(too_high * 100 < validated, "{too_high} of {seed} functions need more registers than there are");
     println!("{validated} generated functions ({instructions} instructions) allocated and validated; {too_high} refused for demand");
     println!("{}", excess.report());
+    // AGPRs are covered: about two ninths of the functions have them.
+    assert!(excess.with_agprs * 6 > excess.functions, "{}", excess.report());
     // The allocation stays close to the demand: a regression guard.
-    assert!(excess.over_floor.iter().all(|&x| x as f64 / (excess.functions as f64) < 1.0), "{}", excess.report());
+    let functions = [excess.functions, excess.functions, excess.with_agprs];
+    assert!(excess.over_floor.iter().zip(functions).all(|(&x, n)| (x as f64) < n as f64), "{}", excess.report());
 }
 
 #[test]
 fn the_assignments_own_output_validates() {
     for seed in 0..u64::from(function_count() / 5) {
         let (proc, wave, family) = target(seed);
-        let before = function(seed, family, &config(seed, wave));
+        let before = function(seed, family, &config(seed, wave, proc));
         let mut f = before.clone();
         let Ok(live) = regalloc::liveness::analyze(&mut f, proc) else { panic!("seed {seed}: liveness") };
         match regalloc::assign::assign(&mut f, &live, proc) {
@@ -160,15 +191,11 @@ fn straight_line_single_registers_use_exactly_their_demand() {
         c.straight_line = true;
         c.single_registers = true;
         c.pressure = 2 + (seed % 60) as usize;
+        c.agprs = with_agprs(seed, proc);
         let before = function(seed, family, &c);
         let mut f = before.clone();
         let alloc = regalloc::allocate(&mut f, proc).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{before}"));
-        assert_eq!(
-            (alloc.sgprs, alloc.vgprs),
-            (alloc.demand.sgprs, alloc.demand.vgprs),
-            "seed {seed} on {}: {alloc:?}\n{f}",
-            proc.name
-        );
+        assert_eq!(used(&alloc), demand(&alloc), "seed {seed} on {}: {alloc:?}\n{f}", proc.name);
         assert_eq!(alloc.moved, 0, "seed {seed}: single registers never need to move\n{f}");
         checked += 1;
     }
@@ -190,4 +217,35 @@ fn demand_beyond_the_file_is_refused_by_name() {
     let err = regalloc::allocate(&mut f, proc).unwrap_err();
     assert_eq!(err, AllocError::DemandTooHigh { kernel: "wide".into(), file: RegType::Vgpr, demand: 320, limit: 256 });
     assert!(err.to_string().contains("@wide needs 320 Vgprs"), "{err}");
+}
+
+#[test]
+fn agpr_demand_beyond_the_file_is_refused_by_name() {
+    use isa::mir::{Block, Def, Inst, Operand};
+    use isa::reg::RegClass;
+    let proc = Processor::find("gfx942").unwrap();
+    let mut f = Function::new("accumulate", Family::Gfx9, 64);
+    f.blocks.push(Block::default());
+    // 20 live 16-AGPR tuples: 320 AGPRs, while the VGPRs (one each) fit easily.
+    let acc: Vec<_> = (0..20).map(|_| f.new_temp(RegClass::agpr(16))).collect();
+    let x = f.new_temp(RegClass::V1);
+    let mut insts = vec![Inst::new(Opcode::PStartPgm, &[Def::fixed(x, isa::reg::PhysReg::vgpr(0))], &[])];
+    insts.extend(acc.iter().map(|&t| {
+        Inst::new(
+            Opcode::VMfmaF3216x16x4F32,
+            &[Def::temp(t)],
+            &[Operand::temp(x), Operand::temp(x), Operand::constant(0)],
+        )
+    }));
+    insts.push(Inst::new(Opcode::SEndpgm, &[], &acc.iter().map(|&t| Operand::temp(t)).collect::<Vec<_>>()));
+    f.blocks[0].insts = insts;
+    let err = regalloc::allocate(&mut f.clone(), proc).unwrap_err();
+    assert_eq!(
+        err,
+        AllocError::DemandTooHigh { kernel: "accumulate".into(), file: RegType::Agpr, demand: 320, limit: 256 }
+    );
+    assert!(err.to_string().contains("@accumulate needs 320 Agprs"), "{err}");
+    // gfx1100 has no AGPR file at all.
+    let err = regalloc::allocate(&mut f, Processor::find("gfx1100").unwrap()).unwrap_err();
+    assert!(matches!(err, AllocError::DemandTooHigh { file: RegType::Agpr, limit: 0, .. }), "{err}");
 }

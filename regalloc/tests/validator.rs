@@ -1,7 +1,8 @@
 //! The validator rejects broken allocations: allocated generated functions are corrupted in
 //! ways that must be caught (an operand read from a register its value is not in, a move the
 //! allocation needs taken out, a result written where another live value is, a misaligned
-//! tuple, a fixed register not honoured, an instruction lost) and each must fail to validate.
+//! tuple, a fixed register not honoured, an instruction lost) and each must fail to validate;
+//! on gfx942 with AGPR values, the same for AGPRs, and AGPRs in the wrong file or past it.
 
 use isa::mir::{Function, OperandKind};
 use isa::opcode::{Family, Opcode};
@@ -26,14 +27,18 @@ fn allocated(seed: u64) -> Option<(Function, Function, &'static Processor)> {
 
 /// Registers of a file the function never names.
 fn unused_register(f: &Function, ty: RegType, size: u8, proc: &Processor) -> PhysReg {
-    let mut used = vec![false; 512];
+    let mut used = vec![false; 768];
     for inst in f.blocks.iter().flat_map(|b| b.insts.iter()) {
         let regs = inst.defs.iter().filter_map(|d| Some((d.reg?, d.rc.size)));
         for (r, n) in regs.chain(inst.ops.iter().filter_map(|o| Some((o.reg?, o.rc()?.size)))) {
-            (r.0..r.0 + u16::from(n)).filter(|&x| x < 512).for_each(|x| used[usize::from(x)] = true);
+            (r.0..r.0 + u16::from(n)).filter(|&x| x < 768).for_each(|x| used[usize::from(x)] = true);
         }
     }
-    let (base, count) = if ty == RegType::Sgpr { (0, proc.sgprs) } else { (PhysReg::VGPR0, proc.vgprs) };
+    let (base, count) = match ty {
+        RegType::Sgpr => (0, proc.sgprs),
+        RegType::Vgpr => (PhysReg::VGPR0, proc.vgprs),
+        RegType::Agpr => (PhysReg::AGPR0, proc.agprs),
+    };
     let at = (0..count - u16::from(size))
         .rev()
         .step_by(4)
@@ -162,4 +167,72 @@ fn misaligned_tuples_and_moved_inputs_are_caught() {
         found = true;
     }
     assert!(found);
+}
+
+/// Generated function `seed` with AGPR values on gfx942, before and after allocation.
+fn allocated_with_agprs(seed: u64) -> Option<(Function, Function, &'static Processor)> {
+    let proc = Processor::find("gfx942").unwrap();
+    let mut config = Config::new(64, 30 + (seed % 60) as usize);
+    config.max_depth = (seed % 3) as u32;
+    config.agprs = true;
+    let before = function(seed, Family::Gfx9, &config);
+    let mut after = before.clone();
+    regalloc::allocate(&mut after, proc).ok()?;
+    Some((before, after, proc))
+}
+
+#[test]
+fn agpr_misallocations_are_caught() {
+    let (mut reads, mut tuples, mut files, mut moves) = (0, 0, 0, 0);
+    for seed in 0..200 {
+        let Some((before, after, proc)) = allocated_with_agprs(seed) else { continue };
+        let agpr_reads: Vec<(usize, usize, usize)> = readers(&after)
+            .into_iter()
+            .filter(|&(b, i, k)| after.blocks[b].insts[i].ops[k].reg.is_some_and(|r| r.reg_type() == RegType::Agpr))
+            .collect();
+        let Some(&(b, i, k)) = agpr_reads.get(seed as usize % agpr_reads.len().max(1)) else { continue };
+        let rc = after.blocks[b].insts[i].ops[k].rc().unwrap();
+        // Read from an AGPR nothing wrote.
+        let mut bad = after.clone();
+        bad.blocks[b].insts[i].ops[k].reg = Some(unused_register(&after, RegType::Agpr, rc.size, proc));
+        validate(&before, &bad, proc).expect_err("a read from an AGPR nothing wrote");
+        reads += 1;
+        // Read from the VGPR of the same number: the wrong file.
+        let mut bad = after.clone();
+        let op = &mut bad.blocks[b].insts[i].ops[k];
+        op.reg = Some(PhysReg::vgpr(op.reg.unwrap().index()));
+        let err = validate(&before, &bad, proc).expect_err("an AGPR value in a VGPR");
+        assert!(err.problem.contains("wrong register file") || err.problem.contains("holds"), "{err}");
+        files += 1;
+        // An AGPR tuple at an odd register.
+        if rc.size > 1 && rc.ty == RegType::Agpr {
+            let mut bad = after.clone();
+            let op = &mut bad.blocks[b].insts[i].ops[k];
+            op.reg = Some(op.reg.unwrap().advance(1));
+            let err = validate(&before, &bad, proc).expect_err("an odd AGPR tuple on gfx942");
+            assert!(err.problem.contains("aligned") || err.problem.contains("holds"), "{err}");
+            tuples += 1;
+        }
+        // One of the AGPR moves taken out.
+        let agpr_move = after.blocks.iter().enumerate().find_map(|(b, block)| {
+            let i = block.insts.iter().position(|inst| {
+                matches!(inst.opcode, Opcode::VAccvgprMovB32 | Opcode::VAccvgprWriteB32 | Opcode::VAccvgprReadB32)
+                    && inst.defs[0].temp.is_none()
+            })?;
+            Some((b, i))
+        });
+        if let Some((b, i)) = agpr_move {
+            let mut bad = after.clone();
+            bad.blocks[b].insts.remove(i);
+            moves += usize::from(validate(&before, &bad, proc).is_err());
+        }
+        // gfx1100 has no AGPRs: the same allocation does not fit there.
+        if seed % 10 == 0 {
+            let gfx1100 = Processor::find("gfx1100").unwrap();
+            let err = validate(&before, &after, gfx1100).expect_err("AGPRs on gfx1100");
+            assert!(err.problem.contains("past the file's 0 registers"), "{err}");
+        }
+    }
+    println!("{reads} reads, {files} files, {tuples} tuples, {moves} moves caught");
+    assert!(reads > 100 && files == reads && tuples > 10 && moves > 50, "{reads} {files} {tuples} {moves}");
 }

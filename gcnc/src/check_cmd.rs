@@ -98,7 +98,7 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
     let launch = CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed };
     match check(&module, kernel, &target, &launch, &args)? {
         None => {
-            println!("PASS");
+            crate::cli::write_stdout("PASS\n")?;
             Ok(())
         }
         Some(m) => bail!("FAIL: {m}"),

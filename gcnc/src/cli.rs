@@ -472,9 +472,9 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes `text` to stdout. A closed pipe (as in `gcnc run ... | head`) is not an error.
-fn write_stdout(text: &str) -> Result<()> {
+pub(crate) fn write_stdout(text: impl AsRef<[u8]>) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(text.as_ref()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("cannot write to standard output"),
         _ => Ok(()),
     }

@@ -24,9 +24,7 @@ fn default_output(opts: &CompileOpts, kind: EmitKind) -> PathBuf {
 /// Writes the output whole or not at all; `-o -` writes to standard output.
 fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     if path.as_os_str() == "-" {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        return out.write_all(bytes).and_then(|()| out.flush()).context("cannot write to standard output");
+        return crate::cli::write_stdout(bytes);
     }
     write_file_atomically(path, bytes)
 }

@@ -27,8 +27,7 @@ use isa::opcode::Family;
 pub fn run(path: &Path) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
     let text = disassemble(&bytes).with_context(|| format!("'{}'", path.display()))?;
-    print!("{text}");
-    Ok(())
+    crate::cli::write_stdout(text)
 }
 
 /// The disassembly of a code object: a `<kernel>:` header per kernel, then one tab-indented

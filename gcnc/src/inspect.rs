@@ -3,7 +3,6 @@
 //! or JSON. The description is `runtime_abi::inspect`'s; this module reads the file and
 //! prints. A file that is not a well-formed code object is a user error that says where.
 
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -18,11 +17,7 @@ pub fn render(path: &Path, bytes: &[u8], json: bool) -> Result<String> {
 pub fn run(path: &Path, json: bool) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
     let text = render(path, &bytes, json)?;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        // `gcnc inspect k.o | head` is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing to stdout"),
-    }
+    crate::cli::write_stdout(text)
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! Differential checking: a kernel compiled by gcnc runs on the strict emulator and the same
 //! IR runs on the reference interpreter, with the same inputs, and every buffer is compared
 //! afterwards under the precision rules of kernel-language.md (bit for bit, any NaN equal to
-//! any NaN). This is how a compiled kernel is known to be right (`gcnc check`, and the
+//! any NaN; the elements computed from an approximate function within a stated bound). This is how a compiled kernel is known to be right (`gcnc check`, and the
 //! end-to-end suites).
 
 use crate::compile::{compile, CompileError, Options};
 use frontend_ir::interp::{self, GlobalMemory, InterpError};
-use frontend_ir::{FuncId, Function, InstData, Module, Type, Value};
+use frontend_ir::{FuncId, Function, InstData, Module, Type, UnaryOp, Value};
 use isa::processor::Target;
 use thiserror::Error;
 
@@ -93,6 +93,20 @@ pub fn check(
     launch: &CheckLaunch,
     args: &[CheckArg],
 ) -> Result<Option<Mismatch>, CheckError> {
+    check_except(module, kernel, target, launch, args, &|_, _| false)
+}
+
+/// [`check`], passing over the elements for which `unordered(parameter, element)` holds: those
+/// whose final value depends on the order in which work-items ran (the last of several
+/// exchanges, say), which the emulator and the interpreter may legitimately choose apart.
+pub fn check_except(
+    module: &Module,
+    kernel: FuncId,
+    target: &Target,
+    launch: &CheckLaunch,
+    args: &[CheckArg],
+    unordered: &dyn Fn(usize, usize) -> bool,
+) -> Result<Option<Mismatch>, CheckError> {
     let func = &module.functions[kernel];
     if args.len() != func.signature.params.len() {
         return Err(CheckError::ArgCount {
@@ -105,22 +119,14 @@ pub fn check(
     let compiled = compile(module, target, &Options::default())?;
     let program = emu::load(&compiled.shared()).map_err(CheckError::Emu)?;
     // The interpreter.
-    let mut memory = GlobalMemory::new();
-    let bits: Vec<u64> = args
-        .iter()
-        .map(|a| match a {
-            CheckArg::Buffer { bytes, .. } => memory.alloc(bytes.clone()),
-            CheckArg::Scalar(b) => *b,
-        })
-        .collect();
     let ilaunch = interp::Launch {
         grid: launch.grid,
         block: launch.block,
         wave_size: target.wave_size,
         dyn_shared_bytes: launch.dyn_shared_bytes,
     };
-    interp::run_kernel(module, kernel, &ilaunch, &bits, &mut memory, &interp::Options::default())
-        .map_err(CheckError::Interp)?;
+    let (memory, bits) = interpret(module, kernel, &ilaunch, args).map_err(CheckError::Interp)?;
+    let approx = approximate_elements(module, kernel, &ilaunch, args, &memory, &bits);
     // The compiled kernel on the emulator.
     let mut device = emu::Device::new();
     let mut eargs = Vec::with_capacity(args.len());
@@ -146,16 +152,140 @@ pub fn check(
         let (CheckArg::Buffer { ty, .. }, Some(eaddr)) = (a, eaddr) else { continue };
         let expected = memory.buffer(ibits).unwrap_or_default();
         let got = device.buffer(*eaddr).unwrap_or_default();
-        if let Some((index, e, g)) = compare(*ty, expected, got) {
-            return Ok(Some(Mismatch { param, index, expected: e, got: g }));
+        let marks = approx.get(param).map_or(&[][..], Vec::as_slice);
+        let size = ty.bytes().unwrap_or(1) as usize;
+        let mut start = 0;
+        while let Some((i, e, g)) = compare(
+            *ty,
+            expected.get(start * size..).unwrap_or_default(),
+            got.get(start * size..).unwrap_or_default(),
+            marks.get(start..).unwrap_or_default(),
+        ) {
+            let index = start + i;
+            if !unordered(param, index) {
+                return Ok(Some(Mismatch { param, index, expected: e, got: g }));
+            }
+            start = index + 1;
         }
     }
     Ok(None)
 }
 
+/// Runs `kernel` on the reference interpreter with `args`: the memory afterwards and the
+/// arguments' bits (buffer addresses in that memory).
+fn interpret(
+    module: &Module,
+    kernel: FuncId,
+    launch: &interp::Launch,
+    args: &[CheckArg],
+) -> Result<(GlobalMemory, Vec<u64>), InterpError> {
+    let mut memory = GlobalMemory::new();
+    let bits: Vec<u64> = args
+        .iter()
+        .map(|a| match a {
+            CheckArg::Buffer { bytes, .. } => memory.alloc(bytes.clone()),
+            CheckArg::Scalar(b) => *b,
+        })
+        .collect();
+    interp::run_kernel(module, kernel, launch, &bits, &mut memory, &interp::Options::default())?;
+    Ok((memory, bits))
+}
+
+/// The bound within which an element computed from an approximate function (`rsqrt exp2 log2
+/// sin cos`, kernel-language.md's "Precision") must match the interpreter's correctly rounded
+/// value: `|got - expected| <= bound * max(|expected|, 1)`, relative above 1 and absolute below
+/// (near a zero of sin or cos only an absolute error is meaningful). gcnc's f32 functions are
+/// the transcendental unit's (about 1 ulp; sin and cos also carry the rounding of the angle
+/// in revolutions, |x| * 2^-24, within the bound for |x| up to a few hundred); f16 ones are the
+/// f32 functions rounded once.
+fn approx_bound(ty: Type) -> f64 {
+    match ty {
+        Type::F16 => 2f64.powi(-9),
+        Type::F32 => 2f64.powi(-20),
+        _ => 2f64.powi(-40),
+    }
+}
+
+/// Which elements of each buffer parameter are computed from an approximate function: those
+/// that change when the interpreter runs the kernel again with every approximate result
+/// negated (any value but a NaN changes, -0 and +0 included). Empty when the kernel has no
+/// approximate function; every element of every buffer when the changed run faults (the
+/// negation reached an address or a branch).
+fn approximate_elements(
+    module: &Module,
+    kernel: FuncId,
+    launch: &interp::Launch,
+    args: &[CheckArg],
+    memory: &GlobalMemory,
+    bits: &[u64],
+) -> Vec<Vec<bool>> {
+    let approximate =
+        |op: UnaryOp| matches!(op, UnaryOp::Rsqrt | UnaryOp::Exp2 | UnaryOp::Log2 | UnaryOp::Sin | UnaryOp::Cos);
+    let mut changed = module.clone();
+    let mut any = false;
+    for func in changed.functions.values_mut() {
+        for data in func.dfg.insts.values_mut() {
+            if let InstData::Unary { op, .. } = data {
+                if approximate(*op) {
+                    *op = UnaryOp::Fneg;
+                    any = true;
+                }
+            }
+        }
+    }
+    if !any {
+        return Vec::new();
+    }
+    let types = element_types(&module.functions[kernel]);
+    let other = interpret(&changed, kernel, launch, args).ok();
+    args.iter()
+        .zip(bits)
+        .zip(types)
+        .map(|((a, &addr), ty)| {
+            let (CheckArg::Buffer { bytes, .. }, Some(ty)) = (a, ty) else { return Vec::new() };
+            let size = ty.bytes().unwrap_or(1) as usize;
+            let Some((other, _)) = &other else { return vec![true; bytes.len() / size] };
+            let first = memory.buffer(addr).unwrap_or_default();
+            let second = other.buffer(addr).unwrap_or_default();
+            first.chunks(size).zip(second.chunks(size)).map(|(x, y)| differs(ty, x, y)).collect()
+        })
+        .collect()
+}
+
+/// An element's bits (little-endian).
+fn word(bytes: &[u8]) -> u64 {
+    bytes.iter().rev().fold(0u64, |acc, &x| (acc << 8) | x as u64)
+}
+
+/// Whether a float's bits are a NaN.
+fn is_nan(ty: Type, b: u64) -> bool {
+    match ty {
+        Type::F16 => half::f16::from_bits(b as u16).is_nan(),
+        Type::F32 => f32::from_bits(b as u32).is_nan(),
+        Type::F64 => f64::from_bits(b).is_nan(),
+        _ => false,
+    }
+}
+
+/// Whether two elements differ (bit for bit, any NaN equal to any NaN).
+fn differs(ty: Type, x: &[u8], y: &[u8]) -> bool {
+    let (x, y) = (word(x), word(y));
+    x != y && !(is_nan(ty, x) && is_nan(ty, y))
+}
+
+/// A float's value as f64.
+fn value(ty: Type, b: u64) -> f64 {
+    match ty {
+        Type::F16 => half::f16::from_bits(b as u16).to_f64(),
+        Type::F32 => f32::from_bits(b as u32) as f64,
+        _ => f64::from_bits(b),
+    }
+}
+
 /// The first element of two buffers of `ty` that differs (floats bit for bit, except that any
-/// NaN equals any NaN), with both values as text.
-pub fn compare(ty: Type, expected: &[u8], got: &[u8]) -> Option<(usize, String, String)> {
+/// NaN equals any NaN; the elements marked in `approx` within [`approx_bound`]), with both
+/// values as text.
+pub fn compare(ty: Type, expected: &[u8], got: &[u8], approx: &[bool]) -> Option<(usize, String, String)> {
     let size = ty.bytes().unwrap_or(1) as usize;
     let text = |b: u64| match ty {
         Type::F16 => format!("{:?}", half::f16::from_bits(b as u16)),
@@ -163,16 +293,16 @@ pub fn compare(ty: Type, expected: &[u8], got: &[u8]) -> Option<(usize, String, 
         Type::F64 => format!("{:?}", f64::from_bits(b)),
         _ => format!("{b:#x}"),
     };
-    let nan = |b: u64| match ty {
-        Type::F16 => half::f16::from_bits(b as u16).is_nan(),
-        Type::F32 => f32::from_bits(b as u32).is_nan(),
-        Type::F64 => f64::from_bits(b).is_nan(),
-        _ => false,
-    };
-    let word = |c: &[u8]| c.iter().rev().fold(0u64, |acc, &x| (acc << 8) | x as u64);
     for (index, (e, g)) in expected.chunks(size).zip(got.chunks(size)).enumerate() {
+        if !differs(ty, e, g) {
+            continue;
+        }
         let (e, g) = (word(e), word(g));
-        if e != g && !(nan(e) && nan(g)) {
+        let close = approx.get(index).copied().unwrap_or(false) && ty.is_float() && {
+            let (ev, gv) = (value(ty, e), value(ty, g));
+            (gv - ev).abs() <= approx_bound(ty) * ev.abs().max(1.0)
+        };
+        if !close {
             return Some((index, text(e), text(g)));
         }
     }
@@ -180,8 +310,8 @@ pub fn compare(ty: Type, expected: &[u8], got: &[u8]) -> Option<(usize, String, 
         .then(|| (expected.len().min(got.len()) / size, "the buffer's end".into(), "more".into()))
 }
 
-/// The element type of each pointer parameter of a kernel, from the first load or store
-/// through an address derived from it (by `ptradd` or `addrspacecast`); `None` for scalars and
+/// The element type of each pointer parameter of a kernel, from the first load, store or
+/// atomic through an address derived from it (by `ptradd` or `addrspacecast`); `None` for scalars and
 /// for pointers the kernel never accesses.
 pub fn element_types(func: &Function) -> Vec<Option<Type>> {
     let Some(entry) = func.entry() else { return Vec::new() };
@@ -210,7 +340,10 @@ pub fn element_types(func: &Function) -> Vec<Option<Type>> {
                     types[o].get_or_insert(*ty);
                 }
             }
-            InstData::Store { args: [p, v], .. } | InstData::AtomicStore { args: [p, v], .. } => {
+            InstData::Store { args: [p, v], .. }
+            | InstData::AtomicStore { args: [p, v], .. }
+            | InstData::AtomicRmw { args: [p, v], .. }
+            | InstData::AtomicCas { args: [p, _, v], .. } => {
                 if let Some(o) = from(*p, &origin) {
                     types[o].get_or_insert(func.dfg.value_type(*v));
                 }
@@ -219,4 +352,51 @@ pub fn element_types(func: &Function) -> Vec<Option<Type>> {
         }
     }
     types
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// An element marked approximate may differ within the bound, relative above 1 and
+    /// absolute below; an unmarked one must match bit for bit.
+    #[test]
+    fn approximate_elements_compare_within_the_bound() {
+        let expected = f32s(&[0.5, 1000.0, 1e-9, f32::NAN]);
+        let near = f32s(&[0.5 + 5e-7, 1000.0 * (1.0 + 5e-7), 5e-7, -f32::NAN]);
+        assert_eq!(compare(Type::F32, &expected, &near, &[true; 4]), None);
+        assert_eq!(compare(Type::F32, &expected, &near, &[]).map(|m| m.0), Some(0));
+        assert_eq!(compare(Type::F32, &expected, &near, &[false, true, true, true]).map(|m| m.0), Some(0));
+        let far = f32s(&[0.5, 1000.0 * (1.0 + 4e-6), 1e-9, f32::NAN]);
+        assert_eq!(compare(Type::F32, &expected, &far, &[true; 4]).map(|m| m.0), Some(1));
+    }
+
+    /// The elements that depend on an approximate function are found by negating it.
+    #[test]
+    fn approximate_elements_are_the_ones_an_approximate_function_reaches() {
+        let src = "kernel @k(ptr<global>, f32) {
+entry(%out: ptr<global>, %x: f32):
+    %s = sin %x
+    %y = fadd %x, %x
+    %z = fmul %s, %y
+    store %out, %y
+    %four = iconst.i64 4
+    %p = ptradd %out, %four
+    store %p, %z
+    ret
+}
+";
+        let module = frontend_ir::parser::parse_module(src).unwrap();
+        let (kernel, _) = module.kernels().next().unwrap();
+        let launch = interp::Launch { grid: [1, 1, 1], block: [1, 1, 1], wave_size: 32, dyn_shared_bytes: 0 };
+        let args = [CheckArg::Buffer { ty: Type::F32, bytes: vec![0; 8] }, CheckArg::Scalar(0.75f32.to_bits() as u64)];
+        let (memory, bits) = interpret(&module, kernel, &launch, &args).unwrap();
+        let marks = approximate_elements(&module, kernel, &launch, &args, &memory, &bits);
+        assert_eq!(marks[0], vec![false, true]);
+        assert!(marks[1].is_empty());
+    }
 }

@@ -417,13 +417,13 @@ with_generated_opcodes! { opcodes {
 
 impl Opcode {
     /// Whether this VALU operation is transcendental: issued to the separate TRANS unit of
-    /// gfx11 and gfx940, whose results arrive later than other VALU results (the 32-bit and
-    /// 16-bit `v_rcp`, `v_rsq`, `v_sqrt`, `v_exp`, `v_log`, `v_sin`, `v_cos`; the f64 forms run
-    /// on the ordinary VALU, as LLVM's TRANS flag says).
+    /// gfx11 and gfx940, whose results arrive later than other VALU results (`v_rcp`, `v_rsq`,
+    /// `v_sqrt`, `v_exp`, `v_log`, `v_sin`, `v_cos`; the f64 `v_rcp`, `v_rsq` and `v_sqrt` too,
+    /// which carry LLVM's TRANS flag: llc-19 puts `s_waitcnt_depctr 0xfff` between
+    /// `v_rcp_f64` and its use on gfx1100).
     pub fn is_transcendental(self, family: Family) -> bool {
         let name = self.name(family);
         ["v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_"].iter().any(|p| name.starts_with(p))
-            && !name.ends_with("_f64")
     }
 
     /// Whether this is a hardware branch (`s_branch`, `s_cbranch_*`): its 16-bit immediate is

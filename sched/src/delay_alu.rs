@@ -7,8 +7,8 @@
 //! The pass keeps, for each 32-bit register written recently by an ALU instruction, how many
 //! VALU (or TRANS) instructions have issued since, and how many cycles are left until the
 //! result is ready (latencies of LLVM's GFX11 scheduling model: 5 cycles for a 32-bit VALU
-//! operation, 6 for a 64-bit one, 8 for an integer multiply, 10 for TRANS, 38 for f64, 2 for
-//! SALU). An ALU instruction that reads such a register gets an `s_delay_alu` naming the most
+//! operation, 6 for a 64-bit one, 8 for an integer multiply, 10 for TRANS (40 for an f64 one),
+//! 38 for f64, 2 for SALU). An ALU instruction that reads such a register gets an `s_delay_alu` naming the most
 //! recent producer of each kind (`instid0(VALU_DEP_n)`, `TRANS32_DEP_n`, `SALU_CYCLE_n`). When
 //! only one dependency is needed and an earlier `s_delay_alu` in the block has room, it is
 //! folded into that one's second slot with `instskip`, as LLVM does. Vector memory and LDS
@@ -224,7 +224,8 @@ fn role(inst: &Inst, family: Family) -> Role {
     );
     let salu = matches!(format, Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc);
     let (kind, latency) = if valu && inst.opcode.is_transcendental(family) {
-        (Kind::Trans, 10)
+        // WriteTrans64 40, WriteTrans32 10.
+        (Kind::Trans, if name.ends_with("_f64") { 40 } else { 10 })
     } else if valu {
         // LLVM's GFX11SpeedModel: WriteDouble 38, WriteIntMul and WriteQuarterRate32 8,
         // Write64Bit 6, everything else 5.

@@ -438,6 +438,35 @@ pub(crate) fn to_int(x: f64, min: f64, max: f64) -> i64 {
     }
 }
 
+/// The first 1201 fraction bits of 2/π, most significant first, zero past them: the constant
+/// `v_trig_preop_f64` holds (computed with mpmath at 1400 bits; its first 37 words are LLVM's
+/// constant-folding table for the instruction).
+const TWO_OVER_PI_BITS: [u32; 38] = [
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561, 0xb7246e3a,
+    0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41,
+    0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf,
+    0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08,
+    0x56033046, 0xfc7b0000,
+];
+
+/// `v_trig_preop_f64`, as the ISA's pseudocode defines it: the 53 bits of 2/π from bit
+/// `shift = 53 * (segment & 31)` (plus the exponent field of `x` past 1077), scaled by
+/// 2^(-53 - shift) (2^128 more when the exponent field is 1968 or above); a NaN is quieted.
+pub(crate) fn trig_preop(x: f64, segment: u32) -> f64 {
+    if x.is_nan() {
+        return f64::from_bits(x.to_bits() | 1 << 51);
+    }
+    let exponent = ((x.to_bits() >> 52) & 0x7ff) as i32;
+    let shift = (segment & 31) as i32 * 53 + (exponent - 1077).max(0);
+    let bits = (shift..shift + 53).fold(0u64, |acc, at| {
+        let at = at as usize;
+        let bit = TWO_OVER_PI_BITS.get(at / 32).map_or(0, |w| (w >> (31 - at % 32)) & 1);
+        acc << 1 | bit as u64
+    });
+    let scale = -53 - shift + if exponent >= 1968 { 128 } else { 0 };
+    ldexp(bits as f64, scale)
+}
+
 /// Round to nearest, ties to even.
 pub(crate) fn rndne(x: f64) -> f64 {
     let r = x.round();
@@ -459,6 +488,29 @@ pub(crate) fn fract(x: f64, below_one: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Segments of 2/π: for |x| below 2^55 the first is 2/π truncated to 53 bits and the three
+    /// add up to 2/π within 2^-159; past that the exponent drops leading bits (2^56 drops two,
+    /// whose product with x is a multiple of 4); from exponent field 1968 the scale gains 2^128.
+    #[test]
+    fn trig_preop_segments_of_two_over_pi() {
+        let two_over_pi = std::f64::consts::FRAC_2_PI;
+        let s = |x: f64, i: u32| trig_preop(x, i);
+        assert!(s(1.0, 0) <= two_over_pi && two_over_pi - s(1.0, 0) <= 2f64.powi(-53));
+        assert_eq!(s(1.0, 0).to_bits(), s(-3.0, 0).to_bits());
+        assert!((s(1.0, 0) + s(1.0, 1) - two_over_pi).abs() <= 2f64.powi(-54));
+        assert!(s(1.0, 2) < 2f64.powi(-105) && s(1.0, 2) >= 2f64.powi(-107));
+        // 0.101000101111...: 2^56 (field 1079) skips the first two bits, 1/2 and 1/8 with the
+        // next ones, so the segment is what is left below 2^-2.
+        let skipped = s(1.0, 0) - 0.5;
+        assert!((s(2f64.powi(56), 0) - skipped).abs() <= 2f64.powi(-53));
+        // Field 1967 starts at bit 891 (weight 2^-891), field 1968 a bit later and 2^128 up.
+        let (before, big) = (s(f64::from_bits(1967u64 << 52), 0), s(f64::from_bits(1968u64 << 52), 0));
+        let top = 2f64.powi(-891);
+        let rest = if before >= top { before - top } else { before };
+        assert!(big > 2f64.powi(-900) && (ldexp(big, -128) - rest).abs() <= 2f64.powi(-944));
+        assert!(s(f64::NAN, 0).is_nan());
+    }
 
     #[test]
     fn f16_round_trips_and_rounds_to_even() {

@@ -1,7 +1,7 @@
 //! The instruction families beyond the corpus's basics, on small hand-written kernels for
 //! gfx1100 (wave32 and wave64) and gfx942: LDS loads, stores, two-address forms and atomics;
 //! the cross-lane operations (`ds_bpermute`, `ds_swizzle`, `v_readlane`, `v_writelane`,
-//! `v_mbcnt`, DPP16, DPP8, SDWA); global atomics (compare-and-swap with return, f32 add);
+//! `v_permlane64`, `v_mbcnt`, DPP16, DPP8, SDWA); global atomics (compare-and-swap with return, f32 add);
 //! scratch; FLAT addresses in the shared aperture; packed f16; transcendentals within their
 //! documented bound; the buffer cache-control no-ops; and the memory-model cases the checker
 //! must get right (an LDS store without a wait before a barrier is not seen by the other waves;
@@ -378,5 +378,27 @@ fn an_opcode_without_semantics_names_itself_and_the_pc() {
             assert_eq!((opcode.as_str(), site.pc), ("v_permlane16_b32", 0));
         }
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn permlane64_swaps_the_halves_of_a_wave64() {
+    // With only the low half active, lanes 0-31 read lanes 32-63 (inactive: read whatever EXEC);
+    // the high half keeps its value. In wave32 the instruction does nothing.
+    let body = "{prologue}
+  v_mul_u32_u24 v2, 10, v0
+  v_mov_b32 v3, 7
+  HALF_OFF
+  v_permlane64_b32 v3, v2
+  HALF_ON
+  global_store_b32 v1, v3, s[6:7]";
+    for wave64 in [false, true] {
+        let (off, on) = if wave64 { ("s_mov_b32 exec_hi, 0", "s_mov_b32 exec_hi, -1") } else { ("", "") };
+        let text = spell(body, "gfx1100").replace("HALF_OFF", off).replace("HALF_ON", on);
+        let out = run(&kernel("gfx1100", wave64, &text), 64, 64).unwrap_or_else(|e| panic!("wave64 {wave64}: {e}"));
+        for (l, &got) in out.iter().enumerate().take(64) {
+            let expected = if wave64 && l < 32 { 10 * (l + 32) as u32 } else { 7 };
+            assert_eq!(got, expected, "wave64 {wave64} lane {l}");
+        }
     }
 }

@@ -135,6 +135,7 @@ impl Footprint {
                 | Op::ReadFirstLane
                 | Op::ReadLane
                 | Op::WriteLane
+                | Op::Permlane64
                 | Op::Mbcnt { .. }
                 | Op::VNop
                 | Op::Swap,

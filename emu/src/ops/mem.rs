@@ -266,6 +266,11 @@ fn atomic(t: &str) -> Option<(AtomicOp, bool, bool)> {
         ("umin", false) => AtomicOp::UMin,
         ("smax", false) => AtomicOp::SMax,
         ("umax", false) => AtomicOp::UMax,
+        // GFX11 spells the integer minimum and maximum by their type: `min_i32`, `max_u64`.
+        ("min", false) if suffix.starts_with('i') => AtomicOp::SMin,
+        ("min", false) if suffix.starts_with('u') => AtomicOp::UMin,
+        ("max", false) if suffix.starts_with('i') => AtomicOp::SMax,
+        ("max", false) if suffix.starts_with('u') => AtomicOp::UMax,
         ("and", false) => AtomicOp::And,
         ("or", false) => AtomicOp::Or,
         ("xor", false) => AtomicOp::Xor,

@@ -402,6 +402,9 @@ pub(crate) enum Op {
     ReadLane,
     /// `v_writelane_b32`: a scalar value into one lane of a VGPR, whatever EXEC.
     WriteLane,
+    /// `v_permlane64_b32` (GFX11): each active lane takes the source of the lane 32 away (the
+    /// halves of a wave64 swapped), read whatever EXEC; nothing in wave32.
+    Permlane64,
     /// `v_mbcnt_lo_u32_b32` / `v_mbcnt_hi_u32_b32`: bits of a mask below the lane, plus a
     /// source.
     Mbcnt {
@@ -542,6 +545,7 @@ fn control(name: &str) -> Option<Op> {
         "v_readfirstlane_b32" => Op::ReadFirstLane,
         "v_readlane_b32" => Op::ReadLane,
         "v_writelane_b32" => Op::WriteLane,
+        "v_permlane64_b32" => Op::Permlane64,
         "v_mbcnt_lo_u32_b32" => Op::Mbcnt { hi: false },
         "v_mbcnt_hi_u32_b32" => Op::Mbcnt { hi: true },
         "v_nop" => Op::VNop,

@@ -403,6 +403,8 @@ valu_ops! {
     FrexpMantF64 ["frexp_mant_f64"] (F64) -> F64;
     /// The exponent of `a`.
     FrexpExpF64 ["frexp_exp_i32_f64"] (F64) -> I32;
+    /// Segment `b` of 2/π for the range reduction of `a` (Payne–Hanek).
+    TrigPreopF64 ["trig_preop_f64"] (F64, I32) -> F64;
     /// Rounds toward zero.
     TruncF64 ["trunc_f64"] (F64) -> F64;
     /// Rounds up.

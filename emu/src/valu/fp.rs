@@ -22,6 +22,16 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
     let x = |i: usize| f32::from_bits(s[i] as u32);
     let y = |i: usize| f64::from_bits(s[i]);
     let h = |i: usize| f16_to_f64(s[i] as u16);
+    // For a minimum or maximum, which in IEEE mode quiets a signalling NaN input (as for f32):
+    // the f64 keeps the f16's signalling state, which `f16_to_f64` does not.
+    let hm = |i: usize| {
+        let bits = s[i] as u16;
+        if float::is_snan(u64::from(bits), 16) {
+            f64::from_bits(0x7ff0_0000_0000_0000 | (u64::from(bits) & 0x1ff) << 42 | (u64::from(bits) & 0x8000) << 48)
+        } else {
+            h(i)
+        }
+    };
     let r32 = |v: f32| Some((v.to_bits() as u64, false));
     let r64 = |v: f64| Some((v.to_bits(), false));
     let r16 = |v: f64| Some((f64_to_f16(v) as u64, false));
@@ -118,6 +128,7 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
         LdexpF64 => r64(float::ldexp(y(0), s[1] as u32 as i32)),
         FrexpMantF64 => r64(float::frexp_mant(y(0))),
         FrexpExpF64 => int(float::frexp_exp(y(0)) as i64),
+        TrigPreopF64 => r64(float::trig_preop(y(0), s[1] as u32)),
         TruncF64 => r64(y(0).trunc()),
         CeilF64 => r64(y(0).ceil()),
         FloorF64 => r64(y(0).floor()),
@@ -140,10 +151,10 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
         SubrevF16 => r16(h(1) - h(0)),
         MulF16 => r16(h(0) * h(1)),
         FmaF16 | FmacF16 => Some((float::fma_f16(s[0] as u16, s[1] as u16, s[2] as u16) as u64, false)),
-        MinF16 => r16(min64(h(0), h(1))),
-        MaxF16 => r16(max64(h(0), h(1))),
-        Min3F16 => r16(min64(min64(h(0), h(1)), h(2))),
-        Max3F16 => r16(max64(max64(h(0), h(1)), h(2))),
+        MinF16 => r16(min64(hm(0), hm(1))),
+        MaxF16 => r16(max64(hm(0), hm(1))),
+        Min3F16 => r16(min64(min64(hm(0), hm(1)), hm(2))),
+        Max3F16 => r16(max64(max64(hm(0), hm(1)), hm(2))),
         Med3F16 => r16(float::med3(h(0), h(1), h(2), min64, max64)),
         LdexpF16 => Some((float::ldexp16(s[0] as u16, s[1] as u16 as i16 as i32) as u64, false)),
         FrexpMantF16 => r16(float::frexp_mant(h(0))),

@@ -82,6 +82,17 @@ pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, family: Family) -> R
             wave.set_vgpr(dst, lane, value);
             Ok(())
         }
+        Op::Permlane64 => {
+            no_modifiers(inst)?;
+            let src = wave.vector_operand(source(inst, 0)?, 1)?;
+            let dst = wave.check_vdef(dest(inst, 0)?, 1)?;
+            if wave.wave_size == 32 {
+                return Ok(());
+            }
+            let values: Vec<(u32, u64)> =
+                lanes_of(wave.exec()).map(|lane| (lane, wave.src(src, lane ^ 32, 1))).collect();
+            commit(wave, Results { dst, dwords: 1, values, carry: None })
+        }
         Op::Mbcnt { hi } => {
             no_modifiers(inst)?;
             let mask = wave.typed_operand(source(inst, 0)?, Ty::U32)?;

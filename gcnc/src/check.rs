@@ -173,7 +173,7 @@ pub fn check_except(
 
 /// Runs `kernel` on the reference interpreter with `args`: the memory afterwards and the
 /// arguments' bits (buffer addresses in that memory).
-fn interpret(
+pub fn interpret(
     module: &Module,
     kernel: FuncId,
     launch: &interp::Launch,

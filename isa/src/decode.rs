@@ -308,6 +308,11 @@ impl Decoder<'_> {
         if field < 128 {
             return self.sreg(slot, field);
         }
+        if (u32::from(PhysReg::SRC_SHARED_BASE.0)..=u32::from(PhysReg::SRC_PRIVATE_LIMIT.0)).contains(&field)
+            && slot.kind.sgpr()
+        {
+            return self.checked(slot, PhysReg(field as u16), field);
+        }
         if field == LITERAL {
             if !(slot.kind.literal() && literal_ok) {
                 return Err(self.operand_error(field, "a literal where the operand takes none"));

@@ -225,8 +225,8 @@ pub fn tuple_problem_in(reg: PhysReg, size: u8, family: Family) -> Option<&'stat
 
 /// What is wrong with a tuple of `size` dwords starting at `reg`, if anything: SGPR pairs start
 /// at an even register and larger SGPR tuples at a multiple of 4, tuples stay within s0-s105
-/// or v0-v255, and of the special registers only VCC, EXEC and NULL are 64 bits wide. The
-/// decoder refuses the same tuples.
+/// or v0-v255, and of the special registers only VCC, EXEC, NULL and the aperture sources
+/// are 64 bits wide. The decoder refuses the same tuples.
 pub fn tuple_problem(reg: PhysReg, size: u8) -> Option<&'static str> {
     let size = u16::from(size);
     match reg.reg_type() {
@@ -242,6 +242,7 @@ pub fn tuple_problem(reg: PhysReg, size: u8) -> Option<&'static str> {
         }
         RegType::Sgpr => match reg {
             PhysReg::VCC | PhysReg::EXEC | PhysReg::NULL if size <= 2 => None,
+            r if crate::encoding::aperture_field(r).is_some() && size <= 2 => None,
             _ if size <= 1 => None,
             _ => Some("this special register is not that wide"),
         },
@@ -410,7 +411,9 @@ impl<'a> Encoder<'a> {
             };
             return Err(self.not_encodable(pos, what(), reason));
         }
-        if reg.reg_type() == RegType::Sgpr && sreg_field(reg, self.family).is_none() {
+        // The aperture registers are sources only: a field that takes inline constants.
+        let aperture_ok = slot.kind.inline() && crate::encoding::aperture_field(reg).is_some();
+        if reg.reg_type() == RegType::Sgpr && sreg_field(reg, self.family).is_none() && !aperture_ok {
             return Err(self.not_encodable(pos, what(), "no such scalar register in this family"));
         }
         let wave64_accumulator =
@@ -499,7 +502,8 @@ impl<'a> Encoder<'a> {
             RegType::Vgpr | RegType::Agpr => Err(self.not_encodable(pos, reg_name(reg, slot.size), "a scalar field")),
             RegType::Sgpr => {
                 self.scalar_reads.push((reg, i));
-                Ok(sreg_field(reg, self.family).expect("checked by reg()"))
+                let field = sreg_field(reg, self.family).or_else(|| crate::encoding::aperture_field(reg));
+                Ok(field.expect("checked by reg()"))
             }
         }
     }

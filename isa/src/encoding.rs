@@ -672,6 +672,12 @@ pub fn sreg_field(reg: PhysReg, family: Family) -> Option<u32> {
     }
 }
 
+/// The source-field value of an aperture register (`src_shared_base` 235 to
+/// `src_private_limit` 238, GFX9 and later), which only a source field can name.
+pub fn aperture_field(reg: PhysReg) -> Option<u32> {
+    (PhysReg::SRC_SHARED_BASE.0..=PhysReg::SRC_PRIVATE_LIMIT.0).contains(&reg.0).then_some(u32::from(reg.0))
+}
+
 /// The scalar register a field value below 128 names in `family` (trap temporaries and
 /// reserved values give `None`).
 pub fn field_sreg(value: u32, family: Family) -> Option<PhysReg> {

@@ -78,6 +78,10 @@ fn phys_reg(text: &str) -> Option<(PhysReg, u8)> {
         "m0" => Some((PhysReg::M0, 1)),
         "null" => Some((PhysReg::NULL, 1)),
         "scc" => Some((PhysReg::SCC, 1)),
+        "src_shared_base" => Some((PhysReg::SRC_SHARED_BASE, 2)),
+        "src_shared_limit" => Some((PhysReg::SRC_SHARED_LIMIT, 2)),
+        "src_private_base" => Some((PhysReg::SRC_PRIVATE_BASE, 2)),
+        "src_private_limit" => Some((PhysReg::SRC_PRIVATE_LIMIT, 2)),
         _ => None,
     };
     if special.is_some() {

@@ -25,6 +25,15 @@ impl PhysReg {
     pub const EXEC: PhysReg = PhysReg(126);
     /// The high half of EXEC (wave64).
     pub const EXEC_HI: PhysReg = PhysReg(127);
+    /// `src_shared_base`: a read-only source giving the shared (LDS) aperture's base (GFX9+;
+    /// its high dword is the aperture, a 32-bit read gives the low dword, zero).
+    pub const SRC_SHARED_BASE: PhysReg = PhysReg(235);
+    /// `src_shared_limit`: the shared aperture's last address.
+    pub const SRC_SHARED_LIMIT: PhysReg = PhysReg(236);
+    /// `src_private_base`: the private (scratch) aperture's base, as `src_shared_base`.
+    pub const SRC_PRIVATE_BASE: PhysReg = PhysReg(237);
+    /// `src_private_limit`: the private aperture's last address.
+    pub const SRC_PRIVATE_LIMIT: PhysReg = PhysReg(238);
     /// The scalar condition code.
     pub const SCC: PhysReg = PhysReg(253);
     /// The first VGPR.
@@ -185,6 +194,10 @@ pub fn reg_name(reg: PhysReg, size: u8) -> String {
         (PhysReg::M0, _) => Some("m0"),
         (PhysReg::NULL, _) => Some("null"),
         (PhysReg::SCC, _) => Some("scc"),
+        (PhysReg::SRC_SHARED_BASE, _) => Some("src_shared_base"),
+        (PhysReg::SRC_SHARED_LIMIT, _) => Some("src_shared_limit"),
+        (PhysReg::SRC_PRIVATE_BASE, _) => Some("src_private_base"),
+        (PhysReg::SRC_PRIVATE_LIMIT, _) => Some("src_private_limit"),
         _ => None,
     };
     if let Some(name) = special {

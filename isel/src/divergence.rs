@@ -19,20 +19,27 @@
 //! - **Data.** An instruction with a divergent operand has a divergent result; a block
 //!   parameter fed a divergent argument by any branch is divergent.
 //! - **Control.** A `brif` or `switch` on a divergent value is a divergent branch. Lanes that
-//!   split there meet again at the latest at the branch's immediate post-dominator `P`; every
-//!   block with several predecessors reachable from the branch before `P` (and `P` itself)
-//!   may be entered by different lanes along different edges, so its parameters are divergent.
+//!   split there meet again at the latest at the branch's immediate post-dominator `P`. The
+//!   blocks where paths from different edges out of the branch first meet (before `P`, or `P`
+//!   itself) are its joins, entered by different lanes along different edges, so their
+//!   parameters are divergent: the sync dependence of LLVM's uniformity analysis, found by
+//!   labelling each block with the branch edge that reaches it (see `Analysis::joins`). A
+//!   join of two uniform branches nested in one arm is not one of them, nor is the header of
+//!   a loop the branch is in when one latch brings the lanes back (its counter stays uniform).
 //!   A block that the divergent branch names twice (`brif c, b(x), b(y)`, repeated `switch`
-//!   targets) is such a join too. This is coarser than LLVM's sync-dependence analysis (a join
-//!   of two uniform branches nested in one arm is marked too) but never misses a join.
+//!   targets) is a join too.
 //! - **Loops.** If the lanes that split at a divergent branch inside a loop can leave the loop
 //!   (the region before `P` reaches a block outside the loop), they leave it in different
-//!   iterations: every value defined in the loop and used outside it (by an instruction or as a
-//!   branch argument to a block outside) is divergent, whatever it is inside the loop.
+//!   iterations: every value defined in the loop and read by an instruction outside it is
+//!   divergent, whatever it is inside the loop, and so is every parameter of a block outside
+//!   the loop that a branch inside it feeds (a value passed only that way keeps its own
+//!   uniformity inside the loop).
 //!
-//! Data propagation is linear in the size of the function; each divergent branch walks its
-//! region once, so the control part is at worst quadratic in the number of blocks.
+//! Data propagation is linear in the size of the function; each divergent branch labels its
+//! region (once, or a few rounds where the region has loops), so the control part is at worst
+//! quadratic in the number of blocks.
 
+use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::{DominatorTree, PostDominatorTree};
@@ -49,11 +56,12 @@ pub enum Uniformity {
     Divergent,
 }
 
-/// Who reads a value: an instruction, or a block parameter through a branch argument.
+/// Who reads a value: an instruction, or a block parameter through a branch argument (with
+/// the branch).
 #[derive(Copy, Clone, Debug)]
 enum User {
     Inst(Inst),
-    Param(Value),
+    Param(Value, Inst),
 }
 
 /// The result of the analysis: a dense table over values and one over blocks.
@@ -116,6 +124,8 @@ struct Analysis<'a> {
     loops: &'a LoopAnalysis,
     users: SecondaryMap<Value, Vec<User>>,
     block_of: SecondaryMap<Inst, Option<Block>>,
+    /// Each block's position in the CFG's reverse postorder.
+    rpo_index: SecondaryMap<Block, u32>,
     result: Divergence,
     worklist: Vec<Value>,
 }
@@ -137,11 +147,25 @@ impl<'a> Analysis<'a> {
             }
             for call in data.block_calls() {
                 for (&arg, &param) in call.args.iter().zip(&func.dfg.blocks[call.block].params) {
-                    users[arg].push(User::Param(param));
+                    users[arg].push(User::Param(param, inst));
                 }
             }
         }
-        Analysis { func, cfg, postdom, loops, users, block_of, result: Divergence::default(), worklist: Vec::new() }
+        let mut rpo_index = SecondaryMap::new();
+        for (i, &b) in cfg.rpo().iter().enumerate() {
+            rpo_index[b] = i as u32;
+        }
+        Analysis {
+            func,
+            cfg,
+            postdom,
+            loops,
+            users,
+            block_of,
+            rpo_index,
+            result: Divergence::default(),
+            worklist: Vec::new(),
+        }
     }
 
     fn run(mut self) -> Divergence {
@@ -163,7 +187,7 @@ impl<'a> Analysis<'a> {
         while let Some(value) = self.worklist.pop() {
             for i in 0..self.users[value].len() {
                 match self.users[value][i] {
-                    User::Param(param) => self.mark(param),
+                    User::Param(param, _) => self.mark(param),
                     User::Inst(inst) => self.propagate_to(inst),
                 }
             }
@@ -213,7 +237,7 @@ impl<'a> Analysis<'a> {
                 continue;
             }
             region.push(b);
-            if Some(b) != stop {
+            if Some(b) != stop && b != block {
                 stack.extend_from_slice(self.cfg.succs(b));
             }
         }
@@ -227,11 +251,9 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
-        for &b in &region {
-            if self.cfg.preds(b).len() >= 2 {
-                for i in 0..self.func.dfg.blocks[b].params.len() {
-                    self.mark(self.func.dfg.blocks[b].params[i]);
-                }
+        for b in self.joins(block, stop, &region, &seen) {
+            for i in 0..self.func.dfg.blocks[b].params.len() {
+                self.mark(self.func.dfg.blocks[b].params[i]);
             }
         }
         let mut lp = self.loops.loop_of(block);
@@ -244,33 +266,94 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Marks every value defined in `lp` and used outside it.
+    /// The joins of the divergent branch ending `block`: the blocks of its `region` (with
+    /// `in_region` its membership) that lanes taking different edges out of the branch can
+    /// reach along different paths, which first meet there. Each block gets a label: an
+    /// edge out of the branch labels its target with the target itself; a block whose labelled
+    /// predecessors agree takes their label, and one where they disagree is a join and labels
+    /// itself. Nothing passes through the branch's own block (lanes going round a loop to it
+    /// branch again) or beyond the post-dominator `stop`. Predecessors outside the region (a
+    /// loop's entry edge, taken before the branch) carry no label. Labels are recomputed in
+    /// reverse postorder until they settle (a few rounds for loops); should they not settle,
+    /// every block with two predecessors is taken as a join, which is always safe.
+    fn joins(
+        &self,
+        block: Block,
+        stop: Option<Block>,
+        region: &[Block],
+        in_region: &SecondaryMap<Block, bool>,
+    ) -> Vec<Block> {
+        let mut order: Vec<Block> = region.iter().copied().filter(|&b| b != block).collect();
+        order.sort_by_key(|&b| self.rpo_index[b]);
+        let mut label: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::new();
+        let mut join: SecondaryMap<Block, bool> = SecondaryMap::new();
+        for _round in 0..order.len() + 2 {
+            let mut changed = false;
+            for &x in &order {
+                let mut first: Option<Block> = None;
+                let mut meet = false;
+                for &p in self.cfg.preds(x) {
+                    let incoming = if p == block {
+                        Some(x)
+                    } else if in_region[p] && Some(p) != stop {
+                        label[p].expand()
+                    } else {
+                        None
+                    };
+                    match (first, incoming) {
+                        (None, l) => first = l,
+                        (Some(f), Some(l)) if f != l => meet = true,
+                        _ => {}
+                    }
+                }
+                let new = if meet { Some(x) } else { first };
+                if label[x].expand() != new || join[x] != meet {
+                    label[x] = new.into();
+                    join[x] = meet;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return order.into_iter().filter(|&x| join[x]).collect();
+            }
+        }
+        region.iter().copied().filter(|&b| self.cfg.preds(b).len() >= 2).collect()
+    }
+
+    /// Temporal divergence of `lp`, whose lanes may leave in different iterations: a value
+    /// defined in it and read by an instruction outside it (a branch argument included) is
+    /// divergent (each lane must keep the value of the iteration it left in, so it lives in a
+    /// VGPR), and so is a parameter of a block outside it that a branch inside it feeds. A
+    /// value only passed out by a branch inside the loop stays as it is there; the exit's phi
+    /// holds each lane's copy.
     fn mark_live_outs(&mut self, lp: Loop) {
         let func = self.func;
         for &b in self.loops.blocks(lp) {
             let data = &func.dfg.blocks[b];
             let defs = data.params.iter().copied().chain(data.insts.iter().filter_map(|&i| func.dfg.inst_result(i)));
             for value in defs {
-                if self.used_outside(value, lp) {
-                    self.mark(value);
+                for i in 0..self.users[value].len() {
+                    match self.users[value][i] {
+                        User::Inst(inst) | User::Param(_, inst) if !self.inside(inst, lp) => self.mark(value),
+                        User::Param(param, _) if self.outside(param, lp) => self.mark(param),
+                        _ => {}
+                    }
                 }
             }
         }
     }
 
-    /// Whether `value` is read by an instruction outside `lp`, or passed to a parameter of a
-    /// block outside it.
-    fn used_outside(&self, value: Value, lp: Loop) -> bool {
-        self.users[value].iter().any(|&user| {
-            let block = match user {
-                User::Inst(inst) => self.block_of[inst],
-                User::Param(param) => match self.func.dfg.values[param].def {
-                    frontend_ir::ValueDef::Param(b, _) => Some(b),
-                    _ => None,
-                },
-            };
-            block.is_some_and(|b| !self.loops.contains(lp, b))
-        })
+    /// Whether `inst` is in a block of `lp`.
+    fn inside(&self, inst: Inst, lp: Loop) -> bool {
+        self.block_of[inst].is_some_and(|b| self.loops.contains(lp, b))
+    }
+
+    /// Whether the block parameter `param` belongs to a block outside `lp`.
+    fn outside(&self, param: Value, lp: Loop) -> bool {
+        match self.func.dfg.values[param].def {
+            frontend_ir::ValueDef::Param(b, _) => !self.loops.contains(lp, b),
+            _ => false,
+        }
     }
 }
 

@@ -104,11 +104,10 @@ pub(crate) fn implicit(op: Opcode) -> (&'static [Implicit], &'static [Implicit])
         SCbranchExecz | SCbranchExecnz => (&[], &[Exec]),
         VDivFmasF32 | VDivFmasF64 => (&[], &[Vcc]),
         SAddU32 | SAddI32 | SSubU32 | SSubI32 | SMinU32 | SMaxU32 | SAndB32 | SAndB64 | SOrB32 | SOrB64 | SXorB32
-        | SXorB64 | SAndn2B32 | SAndn2B64 | SLshlB32 | SLshlB64 | SLshrB32 | SAshrI32 | SNotB32 | SCmpEqU32
-        | SCmpLgU32 | SCmpLtU32 | SCmpLeU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtI32 | SCmpLeI32 | SCmpGtI32 | SCmpGeI32
-        | SCmpEqU64 | SCmpLgU64 | SMinI32 | SMaxI32 | SBitcmp1B32 | SBitcmp1B64 | SBcnt1I32B32 | SBcnt1I32B64 => {
-            (&[Scc], &[])
-        }
+        | SXorB64 | SAndn2B32 | SAndn2B64 | SLshlB32 | SLshlB64 | SLshrB32 | SLshrB64 | SAshrI32 | SAshrI64
+        | SNotB32 | SCmpEqU32 | SCmpLgU32 | SCmpLtU32 | SCmpLeU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtI32 | SCmpLeI32
+        | SCmpGtI32 | SCmpGeI32 | SCmpEqU64 | SCmpLgU64 | SMinI32 | SMaxI32 | SBitcmp1B32 | SBitcmp1B64
+        | SBcnt1I32B32 | SBcnt1I32B64 => (&[Scc], &[]),
         _ => (&[], &[]),
     }
 }

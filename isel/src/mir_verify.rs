@@ -276,6 +276,8 @@ impl Verifier<'_> {
         let returned = usize::from(returns);
         if returns {
             let data = shape.ops.get(1).map_or(1, |s| s.size);
+            // A compare-and-swap's data is the new value and the compared one: it returns half.
+            let data = if name.contains("cmpswap") { data / 2 } else { data };
             if inst.defs.first().is_none_or(|d| d.rc != RegClass::vgpr(data)) {
                 self.error(b, Some(k), format!("a returning atomic's result must be a v{data}"));
                 return;

@@ -6,7 +6,8 @@
 //! A filetest is a header of directives and comments, the input, and the expected output:
 //!
 //! ```text
-//! test select
+//! test select                             (or `test divergence`: the uniformity of every
+//!                                          value, branch and loop exit, target-independent)
 //! input ../tests/gir/interp/vadd.gir      (a .gir file relative to the workspace root,
 //!                                          or `input inline`: the IR follows the header)
 //! targets gfx1100:32 gfx1100:64 gfx942:64   (`gfx1100:32:cumode`: CU wavefront execution mode)
@@ -24,6 +25,10 @@ use isa::processor::{Target, TargetId};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "common/random_cfg.rs"]
+mod random_cfg;
+use random_cfg::random_kernel;
+
 const OUTPUT_MARKER: &str = "==== output";
 
 fn workspace() -> PathBuf {
@@ -38,6 +43,8 @@ fn target(spec: &str) -> Target {
     for part in parts {
         if part == "cumode" {
             target.cumode = true;
+        } else if part == "tgsplit" {
+            target.tgsplit = true;
         } else if let Ok(wave) = part.parse() {
             target.wave_size = wave;
         }
@@ -53,7 +60,11 @@ fn select_module(module: &Module, target: &Target) -> Result<String, String> {
     for (id, _) in module.kernels() {
         let selected = isel::select(module, id, target).map_err(|e| e.to_string())?;
         isel::mir_verify::verify(&selected.mir).map_err(|e| format!("{e}\n{}", selected.mir))?;
-        let mode = if target.cumode { " cumode" } else { "" };
+        let mode = match (target.cumode, target.tgsplit) {
+            (true, _) => " cumode",
+            (_, true) => " tgsplit",
+            _ => "",
+        };
         writeln!(out, "; target {} wave{}{mode}", target.processor().name, target.wave_size).unwrap();
         let k = &selected.kernarg;
         let i = &selected.inputs;
@@ -72,6 +83,47 @@ fn select_module(module: &Module, target: &Target) -> Result<String, String> {
         write!(out, "{}", selected.mir).unwrap();
     }
     Ok(out)
+}
+
+/// The divergence analysis of every kernel of `module`, as the IR with each value, branch and
+/// loop annotated: `U` uniform, `D` divergent.
+fn divergence_module(module: &Module) -> String {
+    use frontend_ir::cfg::ControlFlowGraph;
+    use frontend_ir::dominator_tree::DominatorTree;
+    use frontend_ir::loops::LoopAnalysis;
+    use frontend_ir::write::inst_to_string;
+    use frontend_ir::InstData;
+    let mut out = String::new();
+    for (_, func) in module.kernels() {
+        let div = isel::divergence::Divergence::of_function(func);
+        let mark = |v| if div.is_divergent(v) { "D" } else { "U" };
+        writeln!(out, "; divergence of @{}", func.name).unwrap();
+        for &block in &func.layout {
+            let params: Vec<String> =
+                func.dfg.blocks[block].params.iter().map(|&p| format!("{p}: {}", mark(p))).collect();
+            writeln!(out, "{block}({}):", params.join(", ")).unwrap();
+            for &inst in &func.dfg.blocks[block].insts {
+                let text = inst_to_string(module, func, inst);
+                let note = match (func.dfg.inst_result(inst), &func.dfg.insts[inst]) {
+                    (Some(r), _) => format!("  ; {}", mark(r)),
+                    (None, InstData::Brif { .. } | InstData::Switch { .. }) => {
+                        let d = div.is_branch_divergent(block);
+                        format!("  ; {} branch", if d { "divergent" } else { "uniform" })
+                    }
+                    _ => String::new(),
+                };
+                writeln!(out, "    {text}{note}").unwrap();
+            }
+        }
+        let cfg = ControlFlowGraph::new(func);
+        let domtree = DominatorTree::new(func, &cfg);
+        let loops = LoopAnalysis::new(func, &cfg, &domtree);
+        for lp in loops.loops() {
+            let exits = if div.loop_exit_divergent(lp) { "in different iterations" } else { "together" };
+            writeln!(out, "; the loop at {}: lanes leave it {exits}", loops.header(lp)).unwrap();
+        }
+    }
+    out
 }
 
 /// A line diff of `expected` and `actual` (longest common subsequence; the files are small).
@@ -112,6 +164,7 @@ fn run_filetest(path: &Path) -> Result<(), String> {
         None => (text.as_str(), ""),
     };
     let mut input = None;
+    let mut divergence = false;
     let mut targets: Vec<String> = ALL_TARGETS.iter().map(|t| t.to_string()).collect();
     let mut inline = String::new();
     let mut in_header = true;
@@ -128,6 +181,10 @@ fn run_filetest(path: &Path) -> Result<(), String> {
                 targets = rest.split_whitespace().map(str::to_string).collect();
                 continue;
             }
+            if line == "test divergence" {
+                divergence = true;
+                continue;
+            }
             if line.starts_with("test ") || line.starts_with(';') || line.trim().is_empty() {
                 continue;
             }
@@ -142,9 +199,13 @@ fn run_filetest(path: &Path) -> Result<(), String> {
     };
     let module = parse_module(&source).map_err(|e| e.render(&source, "input"))?;
     let mut actual = String::new();
-    for t in &targets {
-        actual += &select_module(&module, &target(t))?;
-        actual.push('\n');
+    if divergence {
+        actual = divergence_module(&module);
+    } else {
+        for t in &targets {
+            actual += &select_module(&module, &target(t))?;
+            actual.push('\n');
+        }
     }
     if std::env::var_os("BLESS").is_some_and(|v| v == "1") {
         let head = if head.contains(OUTPUT_MARKER) {
@@ -212,60 +273,9 @@ fn interp_corpus_selects_or_reports() {
     println!("{report}");
 }
 
-/// A kernel of `blocks` blocks with random control flow: each block updates a value, ends the
-/// lanes whose fuel runs out at a shared exit, and then jumps, branches on a divergent or a
-/// uniform condition, switches, or returns; targets are mostly later blocks (some earlier,
-/// making loops, some of them irreducible). Values and a divergent boolean flow as block
-/// parameters, with different arguments on different edges.
-fn random_kernel(seed: u64, blocks: usize) -> String {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = move |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
-    let mut s = String::from(
-        "kernel @k(ptr<global>, i32) {\nentry(%out: ptr<global>, %n: i32):\n    %lid = local_id.x\n    \
-         %zero = iconst.i32 0\n    %one = iconst.i32 1\n    %three = iconst.i32 3\n    %seven = iconst.i32 7\n    \
-         %fuel = and %lid, %seven\n    %g0 = icmp ult %lid, %seven\n    jump b0(%lid, %fuel, %g0)\n",
-    );
-    for k in 0..blocks {
-        let target = |next: &mut dyn FnMut(usize) -> usize| {
-            let j = if k + 1 < blocks && next(10) < 7 { k + 1 + next(blocks - k - 1) } else { next(blocks) };
-            let a = ["a1", "a2"][next(2)];
-            let g = ["g", "h", "nh"][next(3)];
-            format!("b{j}(%{a}_{k}, %f1_{k}, %{g}_{k})")
-        };
-        s += &format!(
-            "b{k}(%a_{k}: i32, %f_{k}: i32, %g_{k}: i1):\n    %a1_{k} = add %a_{k}, %three\n    \
-             %a2_{k} = xor %a1_{k}, %seven\n    %f1_{k} = sub %f_{k}, %one\n    %h_{k} = icmp ult %a1_{k}, %f_{k}\n    \
-             %nh_{k} = xor %h_{k}, %g_{k}\n    %dead_{k} = icmp eq %f1_{k}, %zero\n    \
-             brif %dead_{k}, fin(%a1_{k}), t{k}\nt{k}:\n"
-        );
-        s += &match next(6) {
-            0 => format!("    jump {}\n", target(&mut next)),
-            1 | 2 => format!("    brif %g_{k}, {}, {}\n", target(&mut next), target(&mut next)),
-            3 => format!(
-                "    %u_{k} = icmp ult %three, %n\n    brif %u_{k}, {}, {}\n",
-                target(&mut next),
-                target(&mut next)
-            ),
-            4 => format!(
-                "    %s_{k} = and %a1_{k}, %three\n    switch %s_{k}, {}, [0: {}, 2: {}]\n",
-                target(&mut next),
-                target(&mut next),
-                target(&mut next)
-            ),
-            _ => "    ret\n".to_string(),
-        };
-    }
-    s + "fin(%r: i32):\n    store %out, %r\n    ret\n}\n"
-}
-
 /// Random reducible control flow (see [`random_kernel`]) selects on every target, and the
-/// verifier accepts the MIR; irreducible flow is refused as such. (The end-to-end suites run
-/// such kernels against the interpreter.)
+/// verifier accepts the MIR; irreducible flow is refused as such. (tests/tests/random_control_flow.rs
+/// runs the same kernels compiled against the interpreter.)
 #[test]
 fn random_control_flow_selects_and_verifies() {
     let (mut selected, mut irreducible) = (0, 0);
@@ -482,22 +492,6 @@ mod errors {
         assert!(e.to_string().contains("in @k: irreducible control flow: the edge from"), "{e}");
     }
 
-    /// A float reduction is not selected yet: the error names the instruction and the kind.
-    #[test]
-    fn float_reduce_names_the_instruction() {
-        let e = select_err(
-            "kernel @k(ptr<global>, f32) {
-            entry(%p: ptr<global>, %x: f32):
-                %r = reduce.fadd %x
-                store %p, %r
-                ret
-            }",
-            "gfx942:64",
-        );
-        let text = e.to_string();
-        assert!(text.contains("reduce.fadd") && text.contains("only integer reductions"), "{e}");
-    }
-
     /// Paths that meet only at the end are selected once each; a chain of early returns that
     /// doubles them at every step is refused before it grows out of bounds.
     #[test]
@@ -521,14 +515,19 @@ mod errors {
         let e = select_err(
             "kernel @k(ptr<global>, f32) {
             entry(%p: ptr<global>, %n: f32):
-                %q = sqrt %n
+                %q = call @twice(%n)
                 store %p, %q
                 ret
+            }
+            func @twice(f32) -> f32 {
+            entry(%x: f32):
+                %y = fadd %x, %x
+                ret %y
             }",
             "gfx1100:32",
         );
         let text = e.to_string();
-        assert!(text.contains("in @k") && text.contains("sqrt %"), "{text}");
+        assert!(text.contains("in @k") && text.contains("call"), "{text}");
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! issued after the one that will write the register (its *distance*), or nothing when no
 //! result is pending. Waiting `vmcnt(n)` completes every event at distance `n` or more, since
 //! at most `n` may still be outstanding. Events that return in order (vector memory) need only
-//! their distance; scalar memory returns out of order, so a register pending on an SMEM load
-//! needs `lgkmcnt(0)`. A counter cannot hold more events than its field's maximum (the
-//! hardware stalls the issue instead), so an event that far back is complete. States merge at
+//! their distance, counted in in-order events only; scalar memory (and FLAT on GFX9) returns
+//! out of order, so a register pending on one needs its counter at zero (see [`events_of`]). A
+//! counter cannot hold more events than its field's maximum (the hardware stalls the issue
+//! instead), so an event that far back is complete. States merge at
 //! control-flow joins by keeping the nearest distance of each register, which is finite, so the
 //! iteration over loops reaches a fixpoint.
 
@@ -50,13 +51,16 @@ fn counter_max(family: Family, c: Counter) -> u8 {
 struct State {
     /// Distance per counter per register, or NONE.
     dist: [Vec<u8>; 3],
-    /// Whether the pending lgkm result of a register comes from SMEM (out of order).
-    smem: Vec<bool>,
+    /// Per counter per register, whether its pending result may come out of order (SMEM, FLAT).
+    unordered: [Vec<bool>; 3],
 }
 
 impl State {
     fn new() -> State {
-        State { dist: [vec![NONE; TRACKED], vec![NONE; TRACKED], vec![NONE; TRACKED]], smem: vec![false; TRACKED] }
+        State {
+            dist: [vec![NONE; TRACKED], vec![NONE; TRACKED], vec![NONE; TRACKED]],
+            unordered: [vec![false; TRACKED], vec![false; TRACKED], vec![false; TRACKED]],
+        }
     }
 
     /// Keeps, for every register, the nearest pending distance of either state.
@@ -66,43 +70,46 @@ impl State {
                 *a = (*a).min(b);
             }
         }
-        for (a, &b) in self.smem.iter_mut().zip(&other.smem) {
-            *a |= b;
+        for c in 0..3 {
+            for (a, &b) in self.unordered[c].iter_mut().zip(&other.unordered[c]) {
+                *a |= b;
+            }
         }
     }
 
-    /// Completes every event at distance `n` or more on counter `c`.
+    /// Completes every in-order event at distance `n` or more on counter `c`, and when `n` is
+    /// zero every out-of-order one too (only an empty counter says those are done).
     fn wait(&mut self, c: usize, n: u8) {
-        for (i, d) in self.dist[c].iter_mut().enumerate() {
-            if *d != NONE && *d >= n {
+        for (d, unordered) in self.dist[c].iter_mut().zip(self.unordered[c].iter_mut()) {
+            if *d != NONE && *d >= n && (n == 0 || !*unordered) {
                 *d = NONE;
-                if c == 1 {
-                    self.smem[i] = false;
-                }
+                *unordered = false;
             }
         }
     }
 }
 
-/// The counter an instruction's completion is tracked on, if it is a memory instruction, and
-/// whether it may complete out of order with the counter's other events. LDS (DS) operations
-/// count on lgkmcnt and return in order among themselves; SMEM counts there too but out of
-/// order. Global and scratch accesses count on vmcnt (stores on vscnt on GFX10+). A FLAT
-/// access counts on both vmcnt and lgkmcnt and may complete out of order with respect to
-/// either (AMDGPUUsage: "flat ops can complete out of order with respect to both the LDS and
-/// VMEM counters"): it is tracked as an out-of-order lgkm event (a `lgkmcnt(0)` wait). The
-/// scoreboard has one counter per register, so the vmcnt half is not tracked: gcnc selects no
-/// FLAT access yet, and must wait on both counters when it does.
-fn event_of(inst: &Inst, family: Family) -> Option<(Counter, bool)> {
-    match inst.opcode.format(family) {
-        Format::Smem => Some((Counter::Lgkm, true)),
-        Format::Ds => Some((Counter::Lgkm, false)),
-        Format::Flat => Some((Counter::Lgkm, true)),
-        Format::Global | Format::Scratch if inst.defs.is_empty() && family != Family::Gfx9 => {
-            Some((Counter::Vs, false))
-        }
-        Format::Global | Format::Scratch => Some((Counter::Vm, false)),
-        _ => None,
+/// The counters an instruction's completion is tracked on, if it is a memory instruction, each
+/// with whether the instruction may complete out of order with that counter's other events.
+/// LDS (DS) operations count on lgkmcnt and return in order among themselves; SMEM counts there
+/// too but out of order. Global and scratch accesses count on vmcnt (stores on vscnt on
+/// GFX10+). A FLAT access may reach LDS as well as memory, so it counts on lgkmcnt and on
+/// vmcnt (GFX10+: a store or a non-returning atomic on vscnt instead). On GFX9 it may complete
+/// out of order with respect to either (AMDGPUUsage-new.txt, GFX6-GFX9 memory model: "flat ops
+/// can complete out of order with respect to both the LDS and VMEM counters"), so its result
+/// needs both counters at zero; GFX10+ count FLAT in order on both (LLVM 19's
+/// `hasFlatLgkmVMemCountInOrder`, and the emulator's model).
+fn events_of(inst: &Inst, family: Family) -> &'static [(Counter, bool)] {
+    let split_store = inst.defs.is_empty() && family != Family::Gfx9;
+    match (inst.opcode.format(family), split_store) {
+        (Format::Smem, _) => &[(Counter::Lgkm, true)],
+        (Format::Ds, _) => &[(Counter::Lgkm, false)],
+        (Format::Flat, _) if family == Family::Gfx9 => &[(Counter::Vm, true), (Counter::Lgkm, true)],
+        (Format::Flat, false) => &[(Counter::Vm, false), (Counter::Lgkm, false)],
+        (Format::Flat, true) => &[(Counter::Vs, false), (Counter::Lgkm, false)],
+        (Format::Global | Format::Scratch, false) => &[(Counter::Vm, false)],
+        (Format::Global | Format::Scratch, true) => &[(Counter::Vs, false)],
+        _ => &[],
     }
 }
 
@@ -136,7 +143,7 @@ fn needed(state: &State, inst: &Inst) -> [Option<u8>; 3] {
             if d == NONE {
                 continue;
             }
-            let n = if c == 1 && state.smem[r] { 0 } else { d };
+            let n = if state.unordered[c][r] { 0 } else { d };
             *slot = Some(slot.map_or(n, |m: u8| m.min(n)));
         }
     }
@@ -159,20 +166,24 @@ fn apply(state: &mut State, inst: &Inst, family: Family) {
         state.wait(2, inst.fields.imm.min(u8::MAX as u16) as u8);
         return;
     }
-    let Some((counter, smem)) = event_of(inst, family) else { return };
-    let c = COUNTERS.iter().position(|&k| k == counter).expect("a tracked counter");
-    let max = counter_max(family, counter);
-    for d in state.dist[c].iter_mut() {
-        if *d != NONE {
-            // An event further back than the counter can count is complete.
-            *d = if *d >= max { NONE } else { *d + 1 };
+    for &(counter, unordered) in events_of(inst, family) {
+        let c = COUNTERS.iter().position(|&k| k == counter).expect("a tracked counter");
+        // An in-order event's wait counts only the in-order events issued after it: one that
+        // may complete out of order can leave the counter below any bound before it. So only
+        // in-order events age the others.
+        if !unordered {
+            let max = counter_max(family, counter);
+            for d in state.dist[c].iter_mut() {
+                if *d != NONE {
+                    // An event further back than the counter can count is complete.
+                    *d = if *d >= max { NONE } else { *d + 1 };
+                }
+            }
         }
-    }
-    for def in &inst.defs {
-        for r in regs(def.reg, Some(def.rc)) {
-            state.dist[c][r] = 0;
-            if c == 1 {
-                state.smem[r] = smem;
+        for def in &inst.defs {
+            for r in regs(def.reg, Some(def.rc)) {
+                state.dist[c][r] = 0;
+                state.unordered[c][r] = unordered;
             }
         }
     }

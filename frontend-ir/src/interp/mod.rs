@@ -855,11 +855,16 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Converts a pointer between the flat address space and a specific one.
+/// Converts a pointer between the flat address space and a specific one. The null of the
+/// shared and private segments is 0xFFFFFFFF and flat's is 0 (AMDGPUUsage's address-space
+/// table); each converts to the other.
 fn cast_pointer(from: AddrSpace, to: AddrSpace, p: u64) -> u64 {
+    const SEGMENT_NULL: u64 = 0xffff_ffff;
     match (from, to) {
+        (AddrSpace::Shared | AddrSpace::Private, AddrSpace::Flat) if p & SEGMENT_NULL == SEGMENT_NULL => 0,
         (AddrSpace::Shared, AddrSpace::Flat) => SHARED_APERTURE << 32 | (p & 0xffff_ffff),
         (AddrSpace::Private, AddrSpace::Flat) => PRIVATE_APERTURE << 32 | (p & 0xffff_ffff),
+        (AddrSpace::Flat, AddrSpace::Shared | AddrSpace::Private) if p == 0 => SEGMENT_NULL,
         (AddrSpace::Flat, AddrSpace::Shared | AddrSpace::Private) => p & 0xffff_ffff,
         _ => p,
     }

@@ -19,15 +19,21 @@ use isa::reg::{PhysReg, RegClass, RegType, Temp};
 
 /// Selects an arithmetic, compare, select, conversion or `ptradd` instruction.
 pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, r: Value) -> Result<(), IselError> {
+    if let Some(val) = super::f64::select(ctx, data, r)? {
+        ctx.set(r, val);
+        return Ok(());
+    }
     let val = match *data {
         InstData::Binary { op, args: [a, b] } => binary(ctx, op, a, b, r)?,
         InstData::Unary { op, arg } => unary(ctx, op, arg, r)?,
         InstData::Fma { args } => {
-            if ctx.func.dfg.value_type(r) != Type::F32 {
-                return Err(ctx.unsupported("fma of this type"));
-            }
+            let opcode = match ctx.func.dfg.value_type(r) {
+                Type::F32 => Opcode::VFmaF32,
+                Type::F16 => Opcode::VFmaF16,
+                _ => return Err(ctx.unsupported("fma of this type")),
+            };
             let ops = [ctx.operand(args[0])?, ctx.operand(args[1])?, ctx.operand(args[2])?];
-            vector(ctx, Opcode::VFmaF32, &ops, r)
+            vector(ctx, opcode, &ops, r)
         }
         InstData::Icmp { cc, args: [a, b] } => icmp(ctx, cc, a, b, r)?,
         InstData::Fcmp { cc, args: [a, b] } => fcmp(ctx, cc, a, b, r)?,
@@ -41,7 +47,7 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, r: Value) -> Result<(),
 }
 
 /// A VALU operation with one 32-bit result; brought back to an SGPR when `r` is uniform.
-fn vector(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], r: Value) -> Val {
+pub(super) fn vector(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], r: Value) -> Val {
     let v = ctx.temp(RegClass::V1);
     ctx.valu(opcode, &[Def::temp(v)], ops);
     if ctx.div.is_divergent(r) {
@@ -52,7 +58,7 @@ fn vector(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], r: Value) -> Val {
 }
 
 /// A SALU operation with one 32-bit result (and SCC written when `writes_scc`).
-fn scalar(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], writes_scc: bool) -> Temp {
+pub(super) fn scalar(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], writes_scc: bool) -> Temp {
     let s = ctx.temp(RegClass::S1);
     if writes_scc {
         ctx.salu(opcode, &[Def::temp(s), Ctx::scc_clobber()], ops);
@@ -98,25 +104,25 @@ fn ops32(op: BinaryOp) -> (Option<(Opcode, bool)>, Option<Opcode>, bool) {
 }
 
 fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    if let Some(val) = super::divide::select(ctx, op, a, b, r)? {
+        return Ok(val);
+    }
     let ty = ctx.func.dfg.value_type(r);
     match ty {
         Type::I1 => return bool_binary(ctx, op, a, b, r),
         Type::I64 => return binary64(ctx, op, a, b, r),
+        Type::F16 => return binary16(ctx, op, a, b, r),
         Type::I32 | Type::F32 => {}
         Type::Ptr(_) if ty.bits() == 32 => {}
         _ => return Err(ctx.unsupported(format!("{op} on {ty}"))),
     }
-    if matches!(op, BinaryOp::Udiv | BinaryOp::Urem) && ty == Type::I32 {
-        return divide(ctx, op == BinaryOp::Urem, a, b, r);
-    }
-    if matches!(op, BinaryOp::Sdiv | BinaryOp::Srem) && ty == Type::I32 {
-        return sdivide(ctx, op == BinaryOp::Srem, a, b, r);
-    }
     if op == BinaryOp::Fdiv && ty == Type::F32 {
-        return fdiv32(ctx, a, b, r);
+        let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+        let fmas = fdiv32(ctx, x, y);
+        return Ok(vector(ctx, Opcode::VDivFixupF32, &[fmas, y, x], r));
     }
     if matches!(op, BinaryOp::Fmin | BinaryOp::Fmax) && ty == Type::F32 {
-        return fminmax32(ctx, op == BinaryOp::Fmax, a, b, r);
+        return fminmax(ctx, ty, op == BinaryOp::Fmax, a, b, r);
     }
     // A multiply by a power of two is a shift.
     let (op, x, y) = match (op, log2_const(ctx, b), log2_const(ctx, a)) {
@@ -133,140 +139,45 @@ fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Resu
     }
 }
 
-/// An unsigned 32-bit division or remainder. By a constant: a shift or mask for a power of
-/// two, else a multiply by the divisor's magic number (Hacker's Delight, section 10-8). By a
-/// variable, as LLVM expands it for AMDGPU: an estimate of 2^32 / y from the f32 reciprocal,
-/// one Newton-Raphson step, the quotient's estimate and two corrections. As the reference
-/// interpreter defines them, `x / 0` is all ones and `x % 0` is `x` (which the expansion gives).
-/// The quotient is computed by the VALU (the SALU has no high multiply) and read back when
-/// uniform.
-fn divide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+/// f16 arithmetic. An f16 value lives in the low half of a 32-bit register; the upper half is
+/// undefined and nothing reads it (every f16 operation, conversion and 2-byte store reads the
+/// low half only). On gfx1100 these are the "fake16" forms (`v_add_f16_e32 v0, v0, v1`, with
+/// 32-bit register names): what clang-19 emits for gfx1100 and what llvm-mc-19 accepts there,
+/// since the true16 forms (`v0.l`) need the real-true16 feature LLVM 19 leaves off. Division is
+/// the correctly rounded f32 quotient of the widened operands, rounded to f16: f32 carries more
+/// than twice f16's precision plus two bits, so the double rounding is innocuous (LLVM 19
+/// instead refines `v_rcp_f32` and finishes with `v_div_fixup_f16`).
+fn binary16(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
     use Opcode::*;
-    let x = ctx.operand(a)?;
-    if let Val::Const(d) = ctx.vals[b] {
-        let d = d as u32;
-        match d {
-            0 if rem => return ctx.val(a),
-            0 => return Ok(Val::Const(u32::MAX as u64)),
-            _ if d.is_power_of_two() => {
-                let (vop, sop, k) = if rem {
-                    (VAndB32, SAndB32, Operand::constant(d - 1))
-                } else {
-                    (VLshrrevB32, SLshrB32, Operand::constant(d.trailing_zeros()))
-                };
-                return Ok(if ctx.div.is_divergent(r) {
-                    vector(ctx, vop, &[k, x], r)
-                } else {
-                    Val::Temp(scalar(ctx, sop, &[x, k], true))
-                });
-            }
-            _ => {}
+    let opcode = match op {
+        BinaryOp::Fadd => VAddF16,
+        BinaryOp::Fsub => VSubF16,
+        BinaryOp::Fmul => VMulF16,
+        BinaryOp::Fmin | BinaryOp::Fmax => return fminmax(ctx, Type::F16, op == BinaryOp::Fmax, a, b, r),
+        BinaryOp::Fdiv => {
+            let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+            let (x, y) = (v32(ctx, VCvtF32F16, &[x]), v32(ctx, VCvtF32F16, &[y]));
+            let fmas = fdiv32(ctx, x, y);
+            let q = v32(ctx, VDivFixupF32, &[fmas, y, x]);
+            return Ok(vector(ctx, VCvtF16F32, &[q], r));
         }
-        let (magic, add, shift) = magic_u32(d);
-        let hi = v32(ctx, VMulHiU32, &[x, Operand::constant(magic)]);
-        let q = if add {
-            let diff = v32(ctx, VSubNcU32, &[x, hi]);
-            let half = v32(ctx, VLshrrevB32, &[Operand::constant(1), diff]);
-            let sum = v32(ctx, VAddNcU32, &[half, hi]);
-            v32(ctx, VLshrrevB32, &[Operand::constant(shift - 1), sum])
-        } else if shift > 0 {
-            v32(ctx, VLshrrevB32, &[Operand::constant(shift), hi])
-        } else {
-            hi
-        };
-        if !rem {
-            return Ok(vector(ctx, VMovB32, &[q], r));
-        }
-        let qd = v32(ctx, VMulLoU32, &[q, Operand::constant(d)]);
-        return Ok(vector(ctx, VSubNcU32, &[x, qd], r));
-    }
-    let y = ctx.operand(b)?;
-    let q = udivrem_var(ctx, rem, x, y);
-    if rem {
-        return Ok(vector(ctx, VMovB32, &[q], r));
-    }
-    Ok(divide_by_zero_fixup(ctx, q, y, r))
-}
-
-/// The unsigned quotient (or remainder, when `rem`) of `x / y` for a variable `y`, as LLVM
-/// expands it for AMDGPU: an estimate of 2^32 / y from the f32 reciprocal, one Newton-Raphson
-/// step, the quotient's estimate and two corrections. The remainder by 0 is `x`; the quotient
-/// by 0 is not yet all ones ([`divide_by_zero_fixup`] makes it so).
-fn udivrem_var(ctx: &mut Ctx<'_>, rem: bool, x: Operand, y: Operand) -> Operand {
-    use Opcode::*;
-    let fy = v32(ctx, VCvtF32U32, &[y]);
-    let rcp = v32(ctx, VRcpF32, &[fy]);
-    // 4294966784.0: just below 2^32, so the estimate never exceeds 2^32 / y.
-    let scaled = v32(ctx, VMulF32, &[Operand::constant(0x4f7f_fffe), rcp]);
-    let z0 = v32(ctx, VCvtU32F32, &[scaled]);
-    let neg_y = v32(ctx, VSubNcU32, &[Operand::constant(0), y]);
-    let err = v32(ctx, VMulLoU32, &[neg_y, z0]);
-    let fix = v32(ctx, VMulHiU32, &[z0, err]);
-    let z = v32(ctx, VAddNcU32, &[z0, fix]);
-    let mut q = v32(ctx, VMulHiU32, &[x, z]);
-    let qy = v32(ctx, VMulLoU32, &[q, y]);
-    let mut rest = v32(ctx, VSubNcU32, &[x, qy]);
-    for _ in 0..2 {
-        let m = ctx.temp(ctx.lm());
-        ctx.valu(VCmpGeU32, &[Def::temp(m)], &[rest, y]);
-        if !rem {
-            let q1 = v32(ctx, VAddNcU32, &[Operand::constant(1), q]);
-            q = v32(ctx, VCndmaskB32, &[q, q1, Operand::temp(m)]);
-        }
-        let r1 = v32(ctx, VSubNcU32, &[rest, y]);
-        rest = v32(ctx, VCndmaskB32, &[rest, r1, Operand::temp(m)]);
-    }
-    if rem {
-        rest
-    } else {
-        q
-    }
-}
-
-/// The quotient `q` of a division by `y`, all ones where `y` is 0 (the reference
-/// interpreter's `x / 0`, signed or unsigned), as the value `r`.
-fn divide_by_zero_fixup(ctx: &mut Ctx<'_>, q: Operand, y: Operand, r: Value) -> Val {
-    let zero = ctx.temp(ctx.lm());
-    ctx.valu(Opcode::VCmpEqU32, &[Def::temp(zero)], &[Operand::constant(0), y]);
-    vector(ctx, Opcode::VCndmaskB32, &[q, Operand::constant(u32::MAX), Operand::temp(zero)], r)
-}
-
-/// A signed 32-bit division or remainder (`sdiv`/`srem`): the unsigned expansion of the
-/// magnitudes ([`udivrem_var`]), then the sign put back with `(v ^ s) - s` — the quotient's
-/// sign is the operands' signs xored, the remainder's is the dividend's. As the reference
-/// interpreter defines them (RISC-V): `x / 0` is -1, `x % 0` is `x`, and `MIN / -1` is `MIN`
-/// with remainder 0, which the magnitudes give (|MIN| is 2^31 as an unsigned number).
-fn sdivide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
-    use Opcode::*;
-    let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
-    let sign = |ctx: &mut Ctx<'_>, v: Operand| v32(ctx, VAshrrevI32, &[Operand::constant(31), v]);
-    let apply = |ctx: &mut Ctx<'_>, v: Operand, s: Operand| {
-        let flipped = v32(ctx, VXorB32, &[v, s]);
-        v32(ctx, VSubNcU32, &[flipped, s])
+        _ => return Err(ctx.unsupported(format!("{op} on f16"))),
     };
-    let (sx, sy) = (sign(ctx, x), sign(ctx, y));
-    let (ax, ay) = (apply(ctx, x, sx), apply(ctx, y, sy));
-    let mag = udivrem_var(ctx, rem, ax, ay);
-    if rem {
-        let v = apply(ctx, mag, sx);
-        return Ok(vector(ctx, VMovB32, &[v], r));
-    }
-    let s = v32(ctx, VXorB32, &[sx, sy]);
-    let q = apply(ctx, mag, s);
-    Ok(divide_by_zero_fixup(ctx, q, y, r))
+    let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+    Ok(vector(ctx, opcode, &[x, y], r))
 }
 
-/// A correctly rounded f32 division `a / b`, as LLVM expands it for AMDGPU with f32 denormals
+/// A correctly rounded f32 division `x / y`, as LLVM expands it for AMDGPU with f32 denormals
 /// enabled (SIISelLowering's `LowerFDIV32`; what clang-19 emits for OpenCL's `a / b` under
 /// `-cl-fp32-correctly-rounded-divide-sqrt`, the kernel descriptor keeping IEEE denormals, so
 /// no `s_denorm_mode` switch): both operands scaled by `v_div_scale_f32` into a range where the
 /// Newton-Raphson steps cannot overflow or underflow (the numerator's scale writes VCC, which
 /// tells `v_div_fmas_f32` whether to scale the result back), the reciprocal `v_rcp_f32`
 /// refined by two FMAs, the quotient refined by three, and `v_div_fixup_f32` handling the
-/// special cases (zeros, infinities, NaNs) from the original operands.
-fn fdiv32(ctx: &mut Ctx<'_>, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+/// special cases (zeros, infinities, NaNs) from the original operands. Gives the result of
+/// `v_div_fmas_f32`; the caller applies `v_div_fixup_f32 fmas, y, x`.
+fn fdiv32(ctx: &mut Ctx<'_>, x: Operand, y: Operand) -> Operand {
     use Opcode::*;
-    let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
     let lm = ctx.lm();
     // Denominator scaled: div_scale(b, b, a); its flag is not needed.
     let den = ctx.temp(RegClass::V1);
@@ -293,66 +204,35 @@ fn fdiv32(ctx: &mut Ctx<'_>, a: Value, b: Value, r: Value) -> Result<Val, IselEr
     let e2 = neg_fma(ctx, q1, num);
     let fmas = ctx.temp(RegClass::V1);
     ctx.valu(VDivFmasF32, &[Def::temp(fmas)], &[e2, rcp1, q1, Operand::fixed(flag, PhysReg::VCC)]);
-    Ok(vector(ctx, VDivFixupF32, &[Operand::temp(fmas), y, x], r))
+    Operand::temp(fmas)
 }
 
-/// A 32-bit VALU result as an operand.
-/// An f32 `fmin`/`fmax` (IEEE 754-2008 minNum/maxNum, `-0 < +0`, a NaN losing to a number):
-/// `v_min_f32`/`v_max_f32`, which in IEEE mode (the descriptor sets it) order the zeros so but
+/// An f32 or f16 `fmin`/`fmax` (IEEE 754-2008 minNum/maxNum, `-0 < +0`, a NaN losing to a
+/// number): `v_min_f32`/`v_max_f32` (`_f16`), which in IEEE mode (the descriptor sets it) order the zeros so but
 /// give a signalling NaN input back quieted, so each operand is first canonicalized by
 /// `v_max_f32 x, x` (a quiet NaN stays, as LLVM does for `fminnum` in IEEE mode). The operands
 /// go in reversed: where both are NaNs the hardware keeps its first and the reference
 /// interpreter its second.
-fn fminmax32(ctx: &mut Ctx<'_>, max: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+fn fminmax(ctx: &mut Ctx<'_>, ty: Type, max: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
     let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
+    let (vmax, vmin, is_nan): (_, _, fn(u32) -> bool) = if ty == Type::F16 {
+        (Opcode::VMaxF16, Opcode::VMinF16, |c| c & 0x7c00 == 0x7c00 && c & 0x3ff != 0)
+    } else {
+        (Opcode::VMaxF32, Opcode::VMinF32, |c| f32::from_bits(c).is_nan())
+    };
     let canon = |ctx: &mut Ctx<'_>, v: Operand| match v.constant_value() {
-        Some(c) if !f32::from_bits(c).is_nan() => v,
-        _ => v32(ctx, Opcode::VMaxF32, &[v, v]),
+        Some(c) if !is_nan(c) => v,
+        _ => v32(ctx, vmax, &[v, v]),
     };
     let (x, y) = (canon(ctx, x), canon(ctx, y));
-    let opcode = if max { Opcode::VMaxF32 } else { Opcode::VMinF32 };
-    Ok(vector(ctx, opcode, &[y, x], r))
+    Ok(vector(ctx, if max { vmax } else { vmin }, &[y, x], r))
 }
 
-fn v32(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand]) -> Operand {
+/// A 32-bit VALU result as an operand.
+pub(super) fn v32(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand]) -> Operand {
     let v = ctx.temp(RegClass::V1);
     ctx.valu(opcode, &[Def::temp(v)], ops);
     Operand::temp(v)
-}
-
-/// The magic number, whether the add-and-halve fixup is needed, and the shift, of unsigned
-/// 32-bit division by `d` (not 0 or a power of two): Hacker's Delight, 2nd edition, figure
-/// 10-2 (`magicu2`).
-pub(super) fn magic_u32(d: u32) -> (u32, bool, u32) {
-    let mut add = false;
-    let nc = u32::MAX - d.wrapping_neg() % d;
-    let mut p = 31u32;
-    let (mut q1, mut q2) = (0x8000_0000u32 / nc, 0x7fff_ffffu32 / d);
-    let (mut r1, mut r2) = (0x8000_0000u32 - q1 * nc, 0x7fff_ffffu32 - q2 * d);
-    loop {
-        p += 1;
-        if r1 >= nc - r1 {
-            q1 = q1.wrapping_mul(2).wrapping_add(1);
-            r1 = r1.wrapping_mul(2).wrapping_sub(nc);
-        } else {
-            q1 = q1.wrapping_mul(2);
-            r1 = r1.wrapping_mul(2);
-        }
-        if r2 + 1 >= d - r2 {
-            add |= q2 >= 0x7fff_ffff;
-            q2 = q2.wrapping_mul(2).wrapping_add(1);
-            r2 = r2.wrapping_mul(2).wrapping_add(1).wrapping_sub(d);
-        } else {
-            add |= q2 >= 0x8000_0000;
-            q2 = q2.wrapping_mul(2);
-            r2 = r2.wrapping_mul(2).wrapping_add(1);
-        }
-        let delta = d - 1 - r2;
-        if !(p < 64 && (q1 < delta || (q1 == delta && r1 == 0))) {
-            break;
-        }
-    }
-    (q2.wrapping_add(1), add, p - 32)
 }
 
 /// `and`/`or`/`xor` of booleans: of lane masks when divergent, of 0/1 SGPRs when uniform.
@@ -420,7 +300,10 @@ fn binary64(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Re
             let amount = ctx.halves(b)?[0];
             shift64(ctx, op, a, amount, divergent)
         }
-        _ => Err(ctx.unsupported(format!("{op} on i64 (no opcode in the table yet)"))),
+        _ => match super::int64::binary(ctx, op, a, b, r)? {
+            Some(val) => Ok(val),
+            None => Err(ctx.unsupported(format!("{op} on i64"))),
+        },
     }
 }
 
@@ -454,20 +337,20 @@ fn shift64(ctx: &mut Ctx<'_>, op: BinaryOp, x: Value, amount: Operand, divergent
 /// low dword `lo(alo * blo)`, the high dword `hi(alo * blo) + lo(alo * bhi) + lo(ahi * blo)`;
 /// read back into SGPRs when uniform (the SALU has no high multiply on gfx11).
 fn mul64(ctx: &mut Ctx<'_>, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
-    use Opcode::*;
-    let ([alo, ahi], [blo, bhi]) = (ctx.halves(a)?, ctx.halves(b)?);
-    let lo = v32(ctx, VMulLoU32, &[alo, blo]);
-    let carry = v32(ctx, VMulHiU32, &[alo, blo]);
-    let cross1 = v32(ctx, VMulLoU32, &[alo, bhi]);
-    let cross2 = v32(ctx, VMulLoU32, &[ahi, blo]);
-    let sum = v32(ctx, VAddNcU32, &[carry, cross1]);
-    let hi = v32(ctx, VAddNcU32, &[sum, cross2]);
-    let v = ctx.create_vector(RegClass::V2, &[lo, hi]);
+    let (x, y) = (ctx.halves(a)?, ctx.halves(b)?);
+    let product = super::divide::mul_lo64(ctx, x, y);
+    let v = ctx.create_vector(RegClass::V2, &product);
     Ok(Val::Temp(if ctx.div.is_divergent(r) { v } else { ctx.readfirstlane(v) }))
 }
 
 /// A 64-bit add (or subtract) of two pairs of dwords: SALU through SCC, or VALU through VCC.
-fn add64(ctx: &mut Ctx<'_>, [alo, ahi]: [Operand; 2], [blo, bhi]: [Operand; 2], sub: bool, divergent: bool) -> Temp {
+pub(super) fn add64(
+    ctx: &mut Ctx<'_>,
+    [alo, ahi]: [Operand; 2],
+    [blo, bhi]: [Operand; 2],
+    sub: bool,
+    divergent: bool,
+) -> Temp {
     if !divergent {
         let (lo_op, hi_op) =
             if sub { (Opcode::SSubU32, Opcode::SSubbU32) } else { (Opcode::SAddU32, Opcode::SAddcU32) };
@@ -488,6 +371,23 @@ fn add64(ctx: &mut Ctx<'_>, [alo, ahi]: [Operand; 2], [blo, bhi]: [Operand; 2], 
 fn unary(ctx: &mut Ctx<'_>, op: UnaryOp, arg: Value, r: Value) -> Result<Val, IselError> {
     let ty = ctx.func.dfg.value_type(r);
     match (op, ty) {
+        // Wrapping: 0 - x.
+        (UnaryOp::Neg, Type::I32) => {
+            let x = ctx.operand(arg)?;
+            Ok(if ctx.div.is_divergent(r) {
+                vector(ctx, Opcode::VSubNcU32, &[Operand::constant(0), x], r)
+            } else {
+                Val::Temp(scalar(ctx, Opcode::SSubU32, &[Operand::constant(0), x], true))
+            })
+        }
+        (_, Type::I64)
+            if matches!(
+                op,
+                UnaryOp::Neg | UnaryOp::Not | UnaryOp::Popcount | UnaryOp::Clz | UnaryOp::Ctz | UnaryOp::Iabs
+            ) =>
+        {
+            super::int64::unary(ctx, op, arg, r).map(|v| v.expect("one of int64's operations"))
+        }
         (UnaryOp::Not, Type::I1) if ctx.div.is_divergent(r) => {
             // Only the active lanes: exec & !mask.
             let m = ctx.lane_mask_of(arg)?;
@@ -540,12 +440,13 @@ fn unary(ctx: &mut Ctx<'_>, op: UnaryOp, arg: Value, r: Value) -> Result<Val, Is
         }
         // The sign bit flipped or cleared, as the reference interpreter defines them (a NaN's
         // payload kept): an integer xor or and, on whichever unit holds the value.
-        (UnaryOp::Fneg | UnaryOp::Fabs, Type::F32) => {
+        (UnaryOp::Fneg | UnaryOp::Fabs, Type::F32 | Type::F16) => {
             let x = ctx.operand(arg)?;
+            let sign = if ty == Type::F16 { 0x8000 } else { 0x8000_0000 };
             let (vop, sop, k) = if op == UnaryOp::Fneg {
-                (Opcode::VXorB32, Opcode::SXorB32, 0x8000_0000)
+                (Opcode::VXorB32, Opcode::SXorB32, sign)
             } else {
-                (Opcode::VAndB32, Opcode::SAndB32, 0x7fff_ffff)
+                (Opcode::VAndB32, Opcode::SAndB32, sign - 1)
             };
             Ok(if ctx.div.is_divergent(r) {
                 vector(ctx, vop, &[Operand::constant(k), x], r)
@@ -553,13 +454,26 @@ fn unary(ctx: &mut Ctx<'_>, op: UnaryOp, arg: Value, r: Value) -> Result<Val, Is
                 Val::Temp(scalar(ctx, sop, &[x, Operand::constant(k)], true))
             })
         }
+        (
+            UnaryOp::Sqrt
+            | UnaryOp::Rsqrt
+            | UnaryOp::Exp2
+            | UnaryOp::Log2
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Ftrunc
+            | UnaryOp::Round,
+            Type::F32 | Type::F16,
+        ) => super::math::unary(ctx, op, arg, r),
         _ => Err(ctx.unsupported(format!("{op} on {ty}"))),
     }
 }
 
 /// A compare's result from a lane mask `m` of a VALU compare: itself when divergent, else
 /// "some active lane is set", as a deferred scalar compare.
-fn from_mask(ctx: &Ctx<'_>, m: Temp, r: Value) -> Val {
+pub(super) fn from_mask(ctx: &Ctx<'_>, m: Temp, r: Value) -> Val {
     if ctx.div.is_divergent(r) {
         return Val::Temp(m);
     }
@@ -567,13 +481,35 @@ fn from_mask(ctx: &Ctx<'_>, m: Temp, r: Value) -> Val {
     Val::Cmp { op, args: [Operand::temp(m), Operand::constant(0)] }
 }
 
-fn icmp(ctx: &mut Ctx<'_>, cc: IntCC, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+pub(super) fn icmp(ctx: &mut Ctx<'_>, cc: IntCC, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
     use Opcode::*;
     let ty = ctx.func.dfg.value_type(a);
     if ty.bits() == 64 && matches!(cc, IntCC::Eq | IntCC::Ne) && !ctx.div.is_divergent(r) {
         let op = if cc == IntCC::Eq { SCmpEqU64 } else { SCmpLgU64 };
         let args = [wide_scalar(ctx, a)?, wide_scalar(ctx, b)?];
         return Ok(Val::Cmp { op, args });
+    }
+    if ty.bits() == 64 {
+        // Ordering compares, and divergent equality, of 64 bits on the VALU.
+        let vop = match cc {
+            IntCC::Eq => VCmpEqU64,
+            IntCC::Ne => VCmpNeU64,
+            IntCC::Ult => VCmpLtU64,
+            IntCC::Ule => VCmpLeU64,
+            IntCC::Ugt => VCmpGtU64,
+            IntCC::Uge => VCmpGeU64,
+            IntCC::Slt => VCmpLtI64,
+            IntCC::Sle => VCmpLeI64,
+            IntCC::Sgt => VCmpGtI64,
+            IntCC::Sge => VCmpGeI64,
+        };
+        let args = [wide_scalar(ctx, a)?, wide_scalar(ctx, b)?];
+        let m = ctx.temp(ctx.lm());
+        ctx.valu(vop, &[Def::temp(m)], &args);
+        return Ok(from_mask(ctx, m, r));
+    }
+    if ty == Type::I1 && matches!(cc, IntCC::Eq | IntCC::Ne) {
+        return bool_equal(ctx, cc == IntCC::Eq, a, b, r);
     }
     if ty.bits() != 32 {
         return Err(ctx.unsupported(format!(
@@ -604,9 +540,33 @@ fn icmp(ctx: &mut Ctx<'_>, cc: IntCC, a: Value, b: Value, r: Value) -> Result<Va
     Ok(Val::Temp(m))
 }
 
+/// Equality of two booleans. Divergent: the lanes where the masks differ (`s_xor`), or, for
+/// equality, the active lanes where they do not (`exec & !(a ^ b)`, as `!` does). Uniform: a
+/// compare of the two 0-or-1 values.
+fn bool_equal(ctx: &mut Ctx<'_>, eq: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
+    if !ctx.div.is_divergent(r) {
+        let args = [ctx.operand(a)?, ctx.operand(b)?];
+        let op = if eq { Opcode::SCmpEqU32 } else { Opcode::SCmpLgU32 };
+        return Ok(Val::Cmp { op, args });
+    }
+    let (x, y) = (ctx.lane_mask_of(a)?, ctx.lane_mask_of(b)?);
+    let wide = ctx.wave == 64;
+    let differ = ctx.temp(ctx.lm());
+    let xor = if wide { Opcode::SXorB64 } else { Opcode::SXorB32 };
+    ctx.salu(xor, &[Def::temp(differ), Ctx::scc_clobber()], &[Operand::temp(x), Operand::temp(y)]);
+    if !eq {
+        return Ok(Val::Temp(differ));
+    }
+    let same = ctx.temp(ctx.lm());
+    let andn2 = if wide { Opcode::SAndn2B64 } else { Opcode::SAndn2B32 };
+    let exec = ctx.exec();
+    ctx.salu(andn2, &[Def::temp(same), Ctx::scc_clobber()], &[exec, Operand::temp(differ)]);
+    Ok(Val::Temp(same))
+}
+
 /// A 64-bit value as a scalar operand: its SGPR pair, or a constant (materialized unless it
 /// is an inline constant).
-fn wide_scalar(ctx: &mut Ctx<'_>, v: Value) -> Result<Operand, IselError> {
+pub(super) fn wide_scalar(ctx: &mut Ctx<'_>, v: Value) -> Result<Operand, IselError> {
     match ctx.val(v)? {
         Val::Temp(t) => Ok(Operand::temp(t)),
         Val::Const(c) if isa::encoding::inline_field(c as u32, 2).is_some() && c as u32 as i32 as i64 as u64 == c => {
@@ -619,18 +579,27 @@ fn wide_scalar(ctx: &mut Ctx<'_>, v: Value) -> Result<Operand, IselError> {
 
 fn fcmp(ctx: &mut Ctx<'_>, cc: FloatCC, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
     use Opcode::*;
-    if ctx.func.dfg.value_type(a) != Type::F32 {
-        return Err(ctx.unsupported("a compare of this float type"));
-    }
-    let op = match cc {
-        FloatCC::Oeq => VCmpEqF32,
-        FloatCC::One => VCmpLgF32,
-        FloatCC::Olt => VCmpLtF32,
-        FloatCC::Ole => VCmpLeF32,
-        FloatCC::Ogt => VCmpGtF32,
-        FloatCC::Oge => VCmpGeF32,
-        FloatCC::Une => VCmpNeqF32,
-        _ => return Err(ctx.unsupported(format!("fcmp {cc} (no opcode in the table yet)"))),
+    // The unordered predicates are the negated ordered ones (`ult` is "not greater or equal").
+    let (f32_op, f16_op) = match cc {
+        FloatCC::Oeq => (VCmpEqF32, VCmpEqF16),
+        FloatCC::One => (VCmpLgF32, VCmpLgF16),
+        FloatCC::Olt => (VCmpLtF32, VCmpLtF16),
+        FloatCC::Ole => (VCmpLeF32, VCmpLeF16),
+        FloatCC::Ogt => (VCmpGtF32, VCmpGtF16),
+        FloatCC::Oge => (VCmpGeF32, VCmpGeF16),
+        FloatCC::Ord => (VCmpOF32, VCmpOF16),
+        FloatCC::Uno => (VCmpUF32, VCmpUF16),
+        FloatCC::Ueq => (VCmpNlgF32, VCmpNlgF16),
+        FloatCC::Une => (VCmpNeqF32, VCmpNeqF16),
+        FloatCC::Ult => (VCmpNgeF32, VCmpNgeF16),
+        FloatCC::Ule => (VCmpNgtF32, VCmpNgtF16),
+        FloatCC::Ugt => (VCmpNleF32, VCmpNleF16),
+        FloatCC::Uge => (VCmpNltF32, VCmpNltF16),
+    };
+    let op = match ctx.func.dfg.value_type(a) {
+        Type::F32 => f32_op,
+        Type::F16 => f16_op,
+        ty => return Err(ctx.unsupported(format!("a compare of {ty}"))),
     };
     let args = [ctx.operand(a)?, ctx.operand(b)?];
     let m = ctx.temp(ctx.lm());
@@ -640,8 +609,9 @@ fn fcmp(ctx: &mut Ctx<'_>, cc: FloatCC, a: Value, b: Value, r: Value) -> Result<
 
 fn select_value(ctx: &mut Ctx<'_>, c: Value, t: Value, f: Value, r: Value) -> Result<Val, IselError> {
     let ty = ctx.func.dfg.value_type(r);
-    if ty.bits() != 32 {
-        return Err(ctx.unsupported(format!("a select of {ty} (only 32-bit values so far)")));
+    // An f16 is selected whole in its 32-bit register.
+    if !matches!(ty.bits(), 16 | 32) {
+        return Err(ctx.unsupported(format!("a select of {ty} (only 16- and 32-bit values so far)")));
     }
     if ctx.div.is_divergent(r) {
         let mask = ctx.lane_mask_of(c)?;
@@ -687,6 +657,37 @@ fn convert(ctx: &mut Ctx<'_>, op: ConvOp, ty: Type, arg: Value, r: Value) -> Res
             Type::I32 | Type::F32 | Type::I64 | Type::F64,
         ) if from.bits() == ty.bits() => ctx.val(arg),
         (ConvOp::Zext, Type::I1, Type::I32) => Ok(as_val(bool_to_int(ctx, arg, divergent)?)),
+        // An i8 or i16 lives in the low bits of a 32-bit register, the bits above undefined
+        // (only conversions and stores read it): extending sign-extends or masks; truncating
+        // to it keeps the low dword.
+        (ConvOp::Sext | ConvOp::Zext, Type::I8 | Type::I16, Type::I32 | Type::I64) => {
+            let x = ctx.operand(arg)?;
+            let bits = from.bits();
+            let wide = match (op == ConvOp::Sext, divergent) {
+                (true, false) => {
+                    let opcode = if bits == 8 { Opcode::SSextI32I8 } else { Opcode::SSextI32I16 };
+                    Operand::temp(scalar(ctx, opcode, &[x], false))
+                }
+                (true, true) => v32(ctx, Opcode::VBfeI32, &[x, Operand::constant(0), Operand::constant(bits)]),
+                (false, false) => {
+                    Operand::temp(scalar(ctx, Opcode::SAndB32, &[x, Operand::constant((1 << bits) - 1)], true))
+                }
+                (false, true) => v32(ctx, Opcode::VAndB32, &[Operand::constant((1 << bits) - 1), x]),
+            };
+            if ty == Type::I32 {
+                return Ok(as_val(wide));
+            }
+            let hi = match (op == ConvOp::Sext, divergent) {
+                (true, false) => Operand::temp(scalar(ctx, Opcode::SAshrI32, &[wide, Operand::constant(31)], true)),
+                (true, true) => v32(ctx, Opcode::VAshrrevI32, &[Operand::constant(31), wide]),
+                (false, false) => Operand::temp(scalar(ctx, Opcode::SMovB32, &[Operand::constant(0)], false)),
+                (false, true) => v32(ctx, Opcode::VMovB32, &[Operand::constant(0)]),
+            };
+            let rc = if divergent { RegClass::V2 } else { RegClass::S2 };
+            Ok(Val::Temp(ctx.create_vector(rc, &[wide, hi])))
+        }
+        (ConvOp::Itrunc, Type::I32, Type::I8 | Type::I16) => ctx.val(arg),
+        (ConvOp::Itrunc, Type::I64, Type::I8 | Type::I16) => Ok(as_val(ctx.halves(arg)?[0])),
         (ConvOp::Zext, Type::I1 | Type::I32, Type::I64) | (ConvOp::Sext, Type::I32, Type::I64) => {
             let lo = if from == Type::I1 { bool_to_int(ctx, arg, divergent)? } else { ctx.operand(arg)? };
             let lo = if divergent { Operand::temp(ctx.in_vgpr(lo, 1)?) } else { lo };
@@ -721,7 +722,68 @@ fn convert(ctx: &mut Ctx<'_>, op: ConvOp, ty: Type, arg: Value, r: Value) -> Res
             let opcode = if op == ConvOp::Fptoui { Opcode::VCvtU32F32 } else { Opcode::VCvtI32F32 };
             Ok(vector(ctx, opcode, &[x], r))
         }
+        _ if from == Type::F16 || ty == Type::F16 => convert16(ctx, op, from, ty, arg, r),
         _ => Err(ctx.unsupported(format!("{op} from {from} to {ty}"))),
+    }
+}
+
+/// A conversion from or to f16, exact or rounded once as the reference interpreter defines it.
+/// Widening is exact through f32 (`v_cvt_f32_f16`, then `v_cvt_f64_f32` for f64). Between f16
+/// and i32/u32 the way is through f32 too: every f16 is an f32 whose integer conversion
+/// saturates as Rust's `as` does, and an integer is exact in f32 below 2^24 while any larger
+/// one overflows f16 to infinity from either side of the f32 rounding. Narrowing f64 to f16
+/// must round once (f64 to f32 to f16 rounds twice, and wrongly near an f16 midpoint), so the
+/// f32 step rounds to odd — the nearest f32, moved one ulp toward zero where it lies beyond
+/// the input, with the lowest bit set when inexact — which leaves the f16 rounding correct
+/// (f32 holds f16's 11 bits plus two).
+fn convert16(ctx: &mut Ctx<'_>, op: ConvOp, from: Type, ty: Type, arg: Value, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    let unsupported = |ctx: &Ctx<'_>| Err(ctx.unsupported(format!("{op} from {from} to {ty}")));
+    let x = ctx.operand(arg)?;
+    match (op, from, ty) {
+        (ConvOp::Fpext, Type::F16, Type::F32) => Ok(vector(ctx, VCvtF32F16, &[x], r)),
+        (ConvOp::Fpext, Type::F16, Type::F64) => {
+            let wide = v32(ctx, VCvtF32F16, &[x]);
+            let v = ctx.temp(RegClass::V2);
+            ctx.valu(VCvtF64F32, &[Def::temp(v)], &[wide]);
+            Ok(Val::Temp(if ctx.div.is_divergent(r) { v } else { ctx.readfirstlane(v) }))
+        }
+        (ConvOp::Fptrunc, Type::F32, Type::F16) => Ok(vector(ctx, VCvtF16F32, &[x], r)),
+        (ConvOp::Fptrunc, Type::F64, Type::F16) => {
+            let x = match ctx.val(arg)? {
+                Val::Temp(t) => Operand::temp(t),
+                Val::Const(c) => Operand::temp(ctx.wide_const(c, RegType::Vgpr)),
+                _ => return unsupported(ctx),
+            };
+            let near = v32(ctx, VCvtF32F64, &[x]);
+            let back = ctx.temp(RegClass::V2);
+            ctx.valu(VCvtF64F32, &[Def::temp(back)], &[near]);
+            let back = Operand::temp(back);
+            // Beyond the input in magnitude: |back| > |x| (never for a NaN).
+            let beyond = ctx.temp(ctx.lm());
+            ctx.valu(VCmpGtF64, &[Def::temp(beyond)], &[back, x]);
+            let block = &mut ctx.mir.blocks[ctx.cur as usize];
+            let cmp = block.insts.last_mut().expect("the compare was just emitted");
+            cmp.fields.abs = 3;
+            cmp.vop3 = true;
+            let toward_zero = v32(ctx, VAddNcU32, &[Operand::constant(-1i32 as u32), near]);
+            let truncated = v32(ctx, VCndmaskB32, &[near, toward_zero, Operand::temp(beyond)]);
+            let odd = v32(ctx, VOrB32, &[Operand::constant(1), truncated]);
+            // Inexact: the round trip differs (ordered, so a NaN stays as it is).
+            let inexact = ctx.temp(ctx.lm());
+            ctx.valu(VCmpLgF64, &[Def::temp(inexact)], &[back, x]);
+            let f = v32(ctx, VCndmaskB32, &[near, odd, Operand::temp(inexact)]);
+            Ok(vector(ctx, VCvtF16F32, &[f], r))
+        }
+        (ConvOp::Sitofp | ConvOp::Uitofp, Type::I32, Type::F16) => {
+            let f = v32(ctx, if op == ConvOp::Sitofp { VCvtF32I32 } else { VCvtF32U32 }, &[x]);
+            Ok(vector(ctx, VCvtF16F32, &[f], r))
+        }
+        (ConvOp::Fptosi | ConvOp::Fptoui, Type::F16, Type::I32) => {
+            let f = v32(ctx, VCvtF32F16, &[x]);
+            Ok(vector(ctx, if op == ConvOp::Fptosi { VCvtI32F32 } else { VCvtU32F32 }, &[f], r))
+        }
+        _ => unsupported(ctx),
     }
 }
 
@@ -756,39 +818,4 @@ fn ptradd(ctx: &mut Ctx<'_>, p: Value, offset: Value, r: Value) -> Result<Val, I
     };
     let x = ctx.halves(p)?;
     Ok(Val::Temp(add64(ctx, x, y, false, divergent)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::magic_u32;
-
-    /// The quotient by the magic number, as `divide` computes it.
-    fn by_magic(x: u32, d: u32) -> u32 {
-        let (m, add, s) = magic_u32(d);
-        let hi = ((x as u64 * m as u64) >> 32) as u32;
-        if add {
-            (((x - hi) >> 1) + hi) >> (s - 1)
-        } else {
-            hi >> s
-        }
-    }
-
-    #[test]
-    fn magic_numbers_divide_exactly() {
-        assert_eq!(magic_u32(3), (0xaaaa_aaab, false, 1));
-        assert_eq!(magic_u32(7), (0x2492_4925, true, 3));
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed as u32
-        };
-        let divisors = (3..3000u32).chain([641, 65_535, 65_537, 0x7fff_ffff, 0x8000_0001, u32::MAX - 1, u32::MAX]);
-        for d in divisors.filter(|d| !d.is_power_of_two()) {
-            for x in [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1, next(), next(), next(), next()] {
-                assert_eq!(by_magic(x, d), x / d, "{x} / {d}");
-            }
-        }
-    }
 }

@@ -102,6 +102,9 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
 
     // The kernarg pieces: used explicit arguments, then the hidden dwords.
     let mut pieces: Vec<Piece> = Vec::new();
+    // The 1- and 2-byte arguments (i8, i16, f16): the dword holding each, the byte it starts
+    // at, and its size.
+    let mut narrow: Vec<(Value, u32, u32, u32)> = Vec::new();
     for (i, &p) in params.iter().enumerate() {
         if !used[p] {
             continue;
@@ -109,6 +112,10 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
         let ty = func.dfg.value_type(p);
         let offset = kernarg.explicit_offsets[i];
         let size = ty.bytes().unwrap_or(1);
+        if size < 4 && offset % size == 0 {
+            narrow.push((p, offset / 4, offset % 4, size));
+            continue;
+        }
         if size < 4 || offset % 4 != 0 {
             return Err(IselError::Parameter {
                 func: func.name.clone(),
@@ -123,17 +130,12 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
     let hidden_dword = |ctx: &mut Ctx<'_>, pieces: &mut Vec<Piece>, arg: HiddenArg| -> Result<(Temp, u32), IselError> {
         let offset =
             kernarg.hidden_offset(arg).ok_or_else(|| ctx.unsupported(format!("the hidden argument {arg:?}")))?;
-        let dword = offset / 4;
-        let temp = match pieces.iter().find(|p| p.dword == dword && p.size == 1) {
-            Some(p) => p.temp,
-            None => {
-                let temp = ctx.temp(RegClass::S1);
-                pieces.push(Piece { dword, size: 1, temp });
-                temp
-            }
-        };
-        Ok((temp, offset % 4))
+        Ok((dword_piece(ctx, pieces, offset / 4), offset % 4))
     };
+    let narrow: Vec<(Value, Temp, u32, u32)> = narrow
+        .into_iter()
+        .map(|(p, dword, byte, size)| (p, dword_piece(ctx, &mut pieces, dword), byte, size))
+        .collect();
     // Each u16 hidden value: its dword and the byte it starts at, extracted after the loads.
     let mut halves: Vec<(Special, HiddenArg, Temp, u32)> = Vec::new();
     for &s in &specials {
@@ -144,6 +146,11 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
     }
     if let Some(ptr) = kernarg_ptr {
         load_pieces(ctx, ptr, &mut pieces);
+    }
+    // A narrow argument is its bytes of the dword, zero-extended in an SGPR.
+    for (p, dword, byte, size) in narrow {
+        let field = bytes_of(ctx, dword, byte, size);
+        ctx.set(p, Val::Temp(field));
     }
 
     // The geometry values.
@@ -298,10 +305,30 @@ fn load_pieces(ctx: &mut Ctx<'_>, ptr: Temp, pieces: &mut [Piece]) {
     }
 }
 
+/// The one-dword piece of the kernarg segment at `dword`: the one already planned, or a new one.
+fn dword_piece(ctx: &mut Ctx<'_>, pieces: &mut Vec<Piece>, dword: u32) -> Temp {
+    if let Some(p) = pieces.iter().find(|p| p.dword == dword && p.size == 1) {
+        return p.temp;
+    }
+    let temp = ctx.temp(RegClass::S1);
+    pieces.push(Piece { dword, size: 1, temp });
+    temp
+}
+
 /// The u16 at byte `byte` (0 or 2) of `dword`.
 fn u16_of(ctx: &mut Ctx<'_>, dword: Temp, byte: u32) -> Temp {
+    bytes_of(ctx, dword, byte, 2)
+}
+
+/// The `size` bytes of `dword` from `byte` on, zero-extended: a mask for the low ones, a shift
+/// for the high ones, else `s_bfe_u32` (its operand is the bit offset, and the width << 16).
+fn bytes_of(ctx: &mut Ctx<'_>, dword: Temp, byte: u32, size: u32) -> Temp {
     let t = ctx.temp(RegClass::S1);
-    let (op, imm) = if byte == 0 { (Opcode::SAndB32, 0xffff) } else { (Opcode::SLshrB32, 16) };
+    let (op, imm) = match (byte, byte + size) {
+        (0, _) => (Opcode::SAndB32, (1u32 << (8 * size)) - 1),
+        (_, 4) => (Opcode::SLshrB32, 8 * byte),
+        _ => (Opcode::SBfeU32, 8 * byte | (8 * size) << 16),
+    };
     ctx.salu(op, &[Def::temp(t), Ctx::scc_clobber()], &[Operand::temp(dword), Operand::constant(imm)]);
     t
 }

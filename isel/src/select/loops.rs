@@ -24,7 +24,8 @@
 //! parameters of the exit targets, accumulators for their lane-mask parameters and for the lane
 //! masks defined in the loop and read after it (each lane keeps the value of the iteration it
 //! left in). A loop with several exit targets keeps a mask of the lanes that left for each and
-//! chooses after the exit, as a switch would (a break out of two loops is a break to the inner
+//! chooses after the exit, as a switch would; a value defined in the loop and read by the
+//! code of one target gets a phi at the exit too, since the exit merges the ways to all of them (a break out of two loops is a break to the inner
 //! loop's exit, then one to the outer loop's). Only the loop's own masks change in it; they get
 //! header phis before the body is selected, and the trivial ones are removed after selection.
 
@@ -37,7 +38,7 @@ use crate::error::IselError;
 use crate::exec_mask::{self, Flow, Kind, Leave};
 use frontend_ir::loops::Loop;
 use frontend_ir::{Block, Value};
-use isa::mir::Operand;
+use isa::mir::{self, Def, Operand};
 use isa::opcode::Opcode;
 use isa::reg::{RegType, Temp};
 use smallvec::SmallVec;
@@ -55,7 +56,8 @@ struct Target {
 }
 
 /// A continue or break taken: its block, the arguments it passes (and them as phi operands),
-/// the flow there, and whether it branches straight to its target.
+/// the flow there, and whether it branches straight to its target; for a break, the temporary
+/// of each of the loop's [`LoopFrame::live_values`] when it is defined there.
 #[derive(Clone, Debug)]
 struct Taken {
     block: u32,
@@ -63,6 +65,7 @@ struct Taken {
     ops: Ops,
     flow: Flow,
     direct: bool,
+    live: SmallVec<[Option<Temp>; 4]>,
 }
 
 /// A loop being selected.
@@ -82,6 +85,10 @@ pub(super) struct LoopFrame {
     targets: Vec<Target>,
     /// Lane masks defined in the loop and used after it, with their accumulator slots.
     live_masks: Vec<(Value, usize)>,
+    /// Other values defined in the loop and used after it, when the loop has several exit
+    /// targets: the exit merges the breaks to all of them, so such a value (defined on the
+    /// way to one target) gets a phi there, undefined from the breaks that do not define it.
+    live_values: Vec<Value>,
     continues: Vec<Taken>,
     /// The breaks, each with its target's index.
     breaks: Vec<(usize, Taken)>,
@@ -106,7 +113,7 @@ pub(super) fn continue_loop(ctx: &mut Ctx<'_>, edge: Edge) -> Result<(), IselErr
         exec_mask::jump_to_restore(ctx);
     }
     let flow = ctx.masks.flow.clone();
-    ctx.frames[fi].continues.push(Taken { block, args: edge.args, ops, flow, direct });
+    ctx.frames[fi].continues.push(Taken { block, args: edge.args, ops, flow, direct, live: SmallVec::new() });
     Ok(())
 }
 
@@ -120,9 +127,19 @@ pub(super) fn break_loop(ctx: &mut Ctx<'_>, edge: Edge) -> Result<(), IselError>
         let f = &ctx.frames[fi];
         (f.targets[ti].clone(), f.live_masks.clone(), f.level)
     };
+    let values: SmallVec<[Option<Temp>; 4]> = ctx.frames[fi]
+        .live_values
+        .iter()
+        .map(|&v| match ctx.vals[v] {
+            Val::Temp(t) if ctx.defined_above(v, target.block) => Some(t),
+            _ => None,
+        })
+        .collect();
     let ops = operands(ctx, &target.params, &edge.args, &target.masks)?;
+    // A value defined in the loop is defined on the way to a target when its definition
+    // dominates the target (the IR block being selected may be another arm's by now).
     for (v, slot) in live {
-        if ctx.vals[v] != Val::None && ctx.defined_before(v) {
+        if ctx.vals[v] != Val::None && ctx.defined_above(v, target.block) {
             let m = ctx.lane_mask_of(v)?;
             exec_mask::accumulate(ctx, slot, m);
         }
@@ -139,7 +156,7 @@ pub(super) fn break_loop(ctx: &mut Ctx<'_>, edge: Edge) -> Result<(), IselError>
         exec_mask::jump_to_restore(ctx);
     }
     let flow = ctx.masks.flow.clone();
-    ctx.frames[fi].breaks.push((ti, Taken { block, args: edge.args, ops, flow, direct }));
+    ctx.frames[fi].breaks.push((ti, Taken { block, args: edge.args, ops, flow, direct, live: values }));
     Ok(())
 }
 
@@ -169,11 +186,17 @@ pub(super) fn select_loop(ctx: &mut Ctx<'_>, entry: Edge, stop: Option<Block>) -
         });
         targets.push(Target { block, params: tparams, masks, chosen });
     }
+    let (masks, mut live_values) = ctx.live_out(lp);
     let live_masks: Vec<(Value, usize)> = if quiet {
+        live_values.extend(masks);
         Vec::new()
     } else {
-        ctx.live_out_masks(lp).into_iter().map(|v| (v, exec_mask::new_slot(ctx, None))).collect()
+        masks.into_iter().map(|v| (v, exec_mask::new_slot(ctx, None))).collect()
     };
+    if targets.len() < 2 {
+        // Every break goes to the one target, which the values' definitions dominate.
+        live_values.clear();
+    }
     ctx.marker(Opcode::PBranch);
     let pre_flow = ctx.masks.flow.clone();
 
@@ -216,6 +239,7 @@ pub(super) fn select_loop(ctx: &mut Ctx<'_>, entry: Edge, stop: Option<Block>) -
         next,
         targets,
         live_masks,
+        live_values,
         continues: Vec::new(),
         breaks: Vec::new(),
     });
@@ -275,6 +299,7 @@ pub(super) fn select_loop(ctx: &mut Ctx<'_>, entry: Edge, stop: Option<Block>) -
     let refs: Vec<&Flow> = flows.iter().collect();
     ctx.masks.flow = exec_mask::merge(ctx, &refs);
     let mut target_args = exit_phis(ctx, &frame, latch.is_some())?;
+    live_value_phis(ctx, &frame, latch.is_some())?;
     for (t, args) in frame.targets.iter().zip(target_args.iter_mut()) {
         for (i, slot) in t.masks.iter().enumerate() {
             if let Some(s) = *slot {
@@ -336,7 +361,11 @@ struct Latch {
 
 /// The operands the latch (in the current block) gives the header's SGPR parameters: the
 /// value every divergent continue passes, since lanes go round through the latch only after
-/// one (undefined if there is none). Other parameters get a placeholder.
+/// one (undefined if there is none). Continues on different uniform paths of the iteration
+/// (a block the IR joins, selected once on each path) may pass different values; only one of
+/// them runs in an iteration (a divergent choice between them would have made the parameter
+/// divergent), so each writes one temporary that the latch passes on, and [`super::linear_ssa`]
+/// gives it its phis. Other parameters get a placeholder.
 fn latch_operands(ctx: &mut Ctx<'_>, frame: &LoopFrame) -> Result<Ops, IselError> {
     let mut ops = Ops::new();
     for (i, &p) in frame.params.iter().enumerate() {
@@ -344,20 +373,25 @@ fn latch_operands(ctx: &mut Ctx<'_>, frame: &LoopFrame) -> Result<Ops, IselError
             ops.push(undef(ctx.lm()));
             continue;
         };
-        let mut passed = frame.continues.iter().filter(|c| !c.direct).map(|c| c.args[i]);
-        let first = passed.next();
+        let divergent = || frame.continues.iter().filter(|c| !c.direct);
+        let first = divergent().next();
         if rc.ty == RegType::Vgpr {
             ops.push(undef(rc));
-        } else if passed.any(|v| Some(v) != first) {
-            return Err(ctx.control_flow(
-                frame.header,
-                "a uniform loop parameter passed different values by divergent continues",
-            ));
-        } else {
+        } else if divergent().all(|c| Some(c.args[i]) == first.map(|f| f.args[i])) {
             ops.push(match first {
-                Some(v) => Operand::temp(ctx.as_class(v, rc)?),
+                Some(c) => Operand::temp(ctx.as_class(c.args[i], rc)?),
                 None => undef(rc),
             });
+        } else {
+            // One temporary written on each path (a copy before each continue's branch),
+            // made SSA by `linear_ssa` once the function is selected.
+            let t = ctx.temp(rc);
+            for c in divergent() {
+                let insts = &mut ctx.mir.blocks[c.block as usize].insts;
+                let at = insts.len() - usize::from(insts.last().is_some_and(|i| i.opcode.ends_block()));
+                insts.insert(at, mir::Inst::new(Opcode::PParallelCopy, &[Def::temp(t)], &[c.ops[i]]));
+            }
+            ops.push(Operand::temp(t));
         }
     }
     Ok(ops)
@@ -474,4 +508,28 @@ fn exit_phis(ctx: &mut Ctx<'_>, frame: &LoopFrame, latch: bool) -> Result<Vec<Ar
         all.push(args);
     }
     Ok(all)
+}
+
+/// Phis in the exit block for the loop's [`LoopFrame::live_values`], which then stand for the
+/// values in the code after the loop: `p_phi` over the breaks for a VGPR value, `p_linear_phi`
+/// (the latch first, if any) for an SGPR one when every break branches straight to the exit.
+fn live_value_phis(ctx: &mut Ctx<'_>, frame: &LoopFrame, latch: bool) -> Result<(), IselError> {
+    let all_direct = frame.breaks.iter().all(|(_, b)| b.direct);
+    for (i, &v) in frame.live_values.iter().enumerate() {
+        let Val::Temp(t) = ctx.vals[v] else { continue };
+        let rc = t.rc;
+        let of = |b: &Taken| b.live[i].map_or(undef(rc), Operand::temp);
+        let merged = if rc.ty == RegType::Vgpr {
+            let ops: Ops = frame.breaks.iter().map(|(_, b)| of(b)).collect();
+            phi(ctx, Opcode::PPhi, rc, &ops)
+        } else if all_direct {
+            let from_latch = latch.then_some(undef(rc));
+            let ops: Ops = from_latch.into_iter().chain(frame.breaks.iter().map(|(_, b)| of(b))).collect();
+            phi(ctx, Opcode::PLinearPhi, rc, &ops)
+        } else {
+            return Err(ctx.control_flow(frame.header, "a uniform value read after a loop left by divergent breaks"));
+        };
+        ctx.set(v, Val::Temp(merged));
+    }
+    Ok(())
 }

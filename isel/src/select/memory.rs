@@ -1,4 +1,4 @@
-//! Loads and stores. A uniform load (constant memory at a uniform address, see
+//! Loads, stores and atomics. A uniform load (constant memory at a uniform address, see
 //! [`crate::divergence`]) is an SMEM load into SGPRs; every other global or constant access is
 //! a `global_*` instruction with the address in a VGPR pair and no scalar base (`off`: the
 //! operand is left out, as `isa::operands` says). Shared memory (LDS) is addressed by 32-bit
@@ -10,34 +10,62 @@
 //! a private access is a `scratch_load`/`scratch_store` (`_dword` on gfx942) with that offset
 //! in a VGPR: both targets have architected flat scratch, so the hardware sets FLAT_SCRATCH up
 //! and swizzles the lanes' segments (the descriptor enables the private segment and gives its
-//! size, see [`super::inputs::private_bytes`]).
-//! Accesses of 4 and 8 bytes, naturally aligned, without volatile, nontemporal or availability
-//! flags are selected so far; flat comes with the memory-model work.
+//! size, see [`super::inputs::private_bytes`]). Accesses of 2, 4 and 8 bytes, naturally
+//! aligned, are selected.
 //!
-//! `atomic_load` and `atomic_store`, relaxed, are the plain access with the cache-policy bits
-//! of their scope (see [`relaxed_cache_policy`]); an acquire load (on global memory) is
-//! followed by the waits and cache invalidates of its scope ([`acquire_after_load`]), a
-//! release store preceded by its waits and writeback ([`release_before_store`]). `fence`
-//! is the table's sequence for its ordering and scope ([`fence`]). `atomic_rmw` on 32-bit integers is a
-//! `global_atomic_*` or `ds_*` operation, the returning form (`glc`/`sc0` set, or `ds_*_rtn_*`) only when the old value is used; relaxed orderings
-//! only so far, whose memory-model sequence is the plain operation (see [`atomic_rmw`]).
+//! A generic (flat) access is a `flat_*` instruction with the 64-bit address in a VGPR pair:
+//! the hardware sends it to LDS, the lane's scratch or global memory by the address's aperture.
+//! `addrspacecast` between global (or constant) and flat keeps the address; from shared or
+//! private it puts the segment offset under the aperture's base (`src_shared_base`,
+//! `src_private_base`: GFX9+ have the bases as 64-bit source registers, whose high dword is
+//! the aperture, as LLVM reads them on gfx942 and gfx1100), and to shared or private it takes
+//! the low dword. The segment's null (0xFFFFFFFF, AMDGPUUsage-new.txt:728-731) and flat's
+//! null (0) map to each other both ways ([`addrspace_cast`]).
 //!
-//! `barrier` is `s_barrier` wrapped in the waits (and invalidates) of a workgroup-scope
-//! acq_rel fence, see [`barrier`]; once the kernel is selected, [`prune_barrier_waits`] drops
-//! the counters of those waits that can have nothing outstanding.
+//! Volatile, nontemporal, store-available and load-visible accesses carry the cache-policy bits
+//! (and volatile ones the wait) of [`super::memory_model::plain_cpol`]; a uniform load with
+//! any of these flags is the vector load and `v_readfirstlane`, since the tables give them
+//! `buffer/global/flat_load` forms only. `atomic_load` and `atomic_store` are the plain access
+//! with the cache bits of their scope, `atomic_rmw` a `global_atomic_*`, `flat_atomic_*` or
+//! `ds_*` operation (32 or 64 bits, integer or float where the target has it: [`rmw_opcodes`];
+//! the rest are compare-and-swap loops built before selection by [`super::atomic_expand`]),
+//! `atomic_cas` a `global_atomic_cmpswap`, `flat_atomic_cmpswap` or `ds_cmpstore`/`ds_cmpst`;
+//! the returning form (`glc`/`sc0` set, or `ds_*_rtn_*`) only when the old value is used. An
+//! atomic through a generic pointer known to come from a private one is refused: scratch has
+//! no atomics ([`casts_private`]). Around each the memory model ([`super::memory_model`]) puts
+//! the waits and cache operations of its ordering and scope (generic memory: its own rows).
 
-use super::{inputs, Ctx, Val};
+use super::memory_model::{self as mm, Access, Space};
+use super::{alu, inputs, Ctx, Val};
 use crate::error::IselError;
-use frontend_ir::{AddrSpace, InstData, MemFlags, Ordering, RmwOp, Scope, SyncInfo, Type, Value, ValueDef};
+use frontend_ir::{AddrSpace, InstData, MemFlags, RmwOp, SyncInfo, Type, Value, ValueDef};
 use isa::mir::{self, CachePolicy, Def, Operand};
-use isa::opcode::{Family, Format, Opcode};
+use isa::opcode::{Family, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use smallvec::SmallVec;
 
-/// Selects a `load`, `store`, `atomic_load`, `atomic_store`, `slot_addr`, `dyn_shared_addr`, `atomic_rmw` or `barrier`.
+/// Selects a memory instruction: `load`, `store`, the atomics, `fence`, `barrier`,
+/// `slot_addr`, `dyn_shared_addr` and `addrspacecast`.
 pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) -> Result<(), IselError> {
     match *data {
-        InstData::Load { ty, ptr, flags } => load(ctx, ty, ptr, flags, result.expect("loads have results")),
+        InstData::Load { ty, ptr, flags } => {
+            let result = result.expect("loads have results");
+            let cpol = mm::plain_cpol(ctx, flags, false);
+            let uniform_ok = cpol == CachePolicy::default() && !flags.volatile;
+            load(ctx, ty, ptr, flags, cpol, uniform_ok, result)?;
+            if !is_shared(ctx, ptr) {
+                mm::after_plain(ctx, flags, false);
+            }
+            Ok(())
+        }
+        InstData::Store { args: [ptr, value], flags } => {
+            let cpol = mm::plain_cpol(ctx, flags, true);
+            store(ctx, ptr, value, flags, cpol)?;
+            if !is_shared(ctx, ptr) {
+                mm::after_plain(ctx, flags, true);
+            }
+            Ok(())
+        }
         InstData::SlotAddr { slot } => {
             if !matches!(ctx.func.slots[slot].space, AddrSpace::Shared | AddrSpace::Private) {
                 return Err(ctx.unsupported("the address of a slot of this address space"));
@@ -51,63 +79,103 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
             ctx.set(result.expect("dyn_shared_addr has a result"), Val::Const(offset as u64));
             Ok(())
         }
-        InstData::Barrier => barrier(ctx),
-        InstData::Fence { sync } => fence(ctx, sync),
-        InstData::AtomicRmw { op, args: [ptr, value], sync } => {
-            atomic_rmw(ctx, op, ptr, value, sync, result.expect("atomic_rmw has a result"))
+        InstData::Barrier => {
+            mm::barrier(ctx);
+            Ok(())
         }
-        InstData::Store { args: [ptr, value], flags } => store(ctx, ptr, value, flags, CachePolicy::default()),
+        InstData::Fence { sync } => mm::fence(ctx, sync),
         InstData::AtomicLoad { ty, ptr, sync } => {
-            let cpol = relaxed_cache_policy(ctx, ptr, sync, false)?;
-            if sync.ordering == Ordering::SeqCst {
-                seq_cst_before_load(ctx, sync.scope);
-            }
-            load_with(
-                ctx,
-                ty,
-                ptr,
-                MemFlags::aligned(ty.bytes().unwrap_or(1)),
-                cpol,
-                result.expect("loads have results"),
-            )?;
-            if matches!(sync.ordering, Ordering::Acquire | Ordering::SeqCst) {
-                acquire_after_load(ctx, sync.scope);
-            }
+            let space = atomic_space(ctx, ptr, "atomic_load")?;
+            let cpol = global_cpol(ctx, space, Access::Load, sync);
+            mm::before_access(ctx, space, Access::Load, sync);
+            let flags = MemFlags::aligned(ty.bytes().unwrap_or(1));
+            load(ctx, ty, ptr, flags, cpol, false, result.expect("loads have results"))?;
+            mm::after_access(ctx, space, Access::Load, sync);
             Ok(())
         }
         InstData::AtomicStore { args: [ptr, value], sync } => {
-            let cpol = relaxed_cache_policy(ctx, ptr, sync, true)?;
-            // A seq_cst store is the release store (AMDGPUUsage-new.txt:10724, 12616).
-            if matches!(sync.ordering, Ordering::Release | Ordering::SeqCst) {
-                release_before_store(ctx, sync.scope);
-            }
+            let space = atomic_space(ctx, ptr, "atomic_store")?;
+            let cpol = global_cpol(ctx, space, Access::Store, sync);
+            mm::before_access(ctx, space, Access::Store, sync);
             let bytes = ctx.func.dfg.value_type(value).bytes().unwrap_or(1);
-            store(ctx, ptr, value, MemFlags::aligned(bytes), cpol)
+            store(ctx, ptr, value, MemFlags::aligned(bytes), cpol)?;
+            mm::after_access(ctx, space, Access::Store, sync);
+            Ok(())
         }
+        InstData::AtomicRmw { op, args: [ptr, value], sync } => {
+            atomic_rmw(ctx, op, ptr, value, sync, result.expect("atomic_rmw has a result"))
+        }
+        InstData::AtomicCas { args: [ptr, expected, new], sync } => {
+            atomic_cas(ctx, ptr, expected, new, sync, result.expect("atomic_cas has a result"))
+        }
+        InstData::AddrSpaceCast { ty, arg } => addrspace_cast(ctx, ty, arg, result.expect("a cast has a result")),
         _ => unreachable!("memory::select is called for memory, LDS-address and barrier instructions"),
     }
 }
 
-fn load(ctx: &mut Ctx<'_>, ty: Type, ptr: Value, flags: MemFlags, result: Value) -> Result<(), IselError> {
-    load_with(ctx, ty, ptr, flags, CachePolicy::default(), result)
+/// The space of an atomic's pointer: global, shared or generic; refused elsewhere and for LDS
+/// in tgsplit mode.
+fn atomic_space(ctx: &Ctx<'_>, ptr: Value, what: &str) -> Result<Space, IselError> {
+    let space = match ctx.func.dfg.value_type(ptr).addr_space() {
+        Some(AddrSpace::Global) => Space::Global,
+        Some(AddrSpace::Shared) => Space::Lds,
+        Some(AddrSpace::Flat) if casts_private(ctx, ptr) => {
+            return Err(ctx.unsupported(format!(
+                "an {what} through a generic pointer to private memory (scratch has no atomics)"
+            )));
+        }
+        Some(AddrSpace::Flat) => Space::Flat,
+        other => {
+            let name = other.map_or("?", AddrSpace::name);
+            return Err(ctx.unsupported(format!("an {what} on {name} memory (global, shared and flat only)")));
+        }
+    };
+    mm::check_space(ctx, space, what)?;
+    Ok(space)
 }
 
-/// A load whose global form has the cache-policy bits `cpol` (those of an atomic load; an
-/// atomic load is divergent, so never the SMEM form, see [`crate::divergence`]).
-fn load_with(
+/// Whether the generic pointer `ptr` is, through `ptradd`s, a private pointer cast to flat:
+/// the hardware has no atomics on scratch (a flat atomic there is not performed atomically),
+/// so such an atomic is refused. A generic pointer of unknown origin is taken to reach global
+/// memory or LDS.
+fn casts_private(ctx: &Ctx<'_>, mut ptr: Value) -> bool {
+    let dfg = &ctx.func.dfg;
+    loop {
+        let ValueDef::Result(inst) = dfg.values[ptr].def else { return false };
+        match dfg.insts[inst] {
+            InstData::PtrAdd { args: [base, _] } => ptr = base,
+            InstData::AddrSpaceCast { arg, .. } => return dfg.value_type(arg).addr_space() == Some(AddrSpace::Private),
+            _ => return false,
+        }
+    }
+}
+
+/// The cache-policy bits of a global or generic atomic access (an LDS access has none).
+fn global_cpol(ctx: &Ctx<'_>, space: Space, access: Access, sync: SyncInfo) -> CachePolicy {
+    match space {
+        Space::Global | Space::Flat => mm::access_cpol(ctx, access, sync.scope),
+        Space::Lds => CachePolicy::default(),
+    }
+}
+
+/// A load whose global or scratch form has the cache-policy bits `cpol`. A uniform result
+/// (constant memory at a uniform address) comes through the scalar cache when `uniform_ok`,
+/// else from the vector load and `v_readfirstlane`.
+fn load(
     ctx: &mut Ctx<'_>,
     ty: Type,
     ptr: Value,
     flags: MemFlags,
     cpol: CachePolicy,
+    uniform_ok: bool,
     result: Value,
 ) -> Result<(), IselError> {
     let dwords = check_access(ctx, ptr, ty, flags)?;
     if is_shared(ctx, ptr) {
         // LDS loads are divergent sources (see `crate::divergence`): the result is in VGPRs.
         let dst = ctx.temp(RegClass::vgpr(dwords));
-        let opcode = if dwords == 1 { Opcode::DsLoadB32 } else { Opcode::DsLoadB64 };
-        emit_ds(ctx, opcode, &[Def::temp(dst)], ptr, None)?;
+        let opcode = sized(if dwords == 1 { Opcode::DsLoadB32 } else { Opcode::DsLoadB64 }, ty);
+        emit_ds(ctx, opcode, &[Def::temp(dst)], ptr, &[])?;
         ctx.set(result, Val::Temp(dst));
         return Ok(());
     }
@@ -115,13 +183,18 @@ fn load_with(
         // Private loads are divergent sources too (see `crate::divergence`).
         let addr = private_address(ctx, ptr)?;
         let dst = ctx.temp(RegClass::vgpr(dwords));
-        let opcode = if dwords == 1 { Opcode::ScratchLoadB32 } else { Opcode::ScratchLoadB64 };
-        ctx.emit(mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(addr)]));
+        let opcode = sized(if dwords == 1 { Opcode::ScratchLoadB32 } else { Opcode::ScratchLoadB64 }, ty);
+        let mut inst = mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(addr)]);
+        inst.fields.cpol = cpol;
+        ctx.emit(inst);
         ctx.set(result, Val::Temp(dst));
         return Ok(());
     }
-    if !ctx.div.is_divergent(result) {
-        // Constant memory at a uniform address: through the scalar cache.
+    let flat = is_flat(ctx, ptr);
+    let uniform = !ctx.div.is_divergent(result);
+    if uniform && uniform_ok && !flat && ty.bytes() != Some(2) {
+        // Constant memory at a uniform address: through the scalar cache (which has no 2-byte
+        // loads before GFX12: an f16 takes the vector load and `v_readfirstlane`).
         let base = match ctx.val(ptr)? {
             Val::Temp(t) if t.rc == RegClass::S2 => t,
             Val::Const(c) => ctx.wide_const(c, RegType::Sgpr),
@@ -135,300 +208,273 @@ fn load_with(
     }
     let addr = address(ctx, ptr)?;
     let dst = ctx.temp(RegClass::vgpr(dwords));
-    let opcode = if dwords == 1 { Opcode::GlobalLoadB32 } else { Opcode::GlobalLoadB64 };
+    let opcode = match (flat, dwords) {
+        (false, 1) => Opcode::GlobalLoadB32,
+        (false, _) => Opcode::GlobalLoadB64,
+        (true, 1) => Opcode::FlatLoadB32,
+        (true, _) => Opcode::FlatLoadB64,
+    };
+    let opcode = sized(opcode, ty);
     let mut inst = mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(addr)]);
     inst.fields.cpol = cpol;
     ctx.emit(inst);
-    ctx.set(result, Val::Temp(dst));
+    let val = if uniform { ctx.readfirstlane(dst) } else { dst };
+    ctx.set(result, Val::Temp(val));
     Ok(())
 }
 
-/// A store of `value` to `ptr`; its global form has the cache-policy bits `cpol`.
+/// A store of `value` to `ptr`; its global or scratch form has the cache-policy bits `cpol`.
 fn store(ctx: &mut Ctx<'_>, ptr: Value, value: Value, flags: MemFlags, cpol: CachePolicy) -> Result<(), IselError> {
     let ty = ctx.func.dfg.value_type(value);
     let dwords = check_access(ctx, ptr, ty, flags)?;
     if is_shared(ctx, ptr) {
         let data = ctx.val(value)?;
         let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
-        let opcode = if dwords == 1 { Opcode::DsStoreB32 } else { Opcode::DsStoreB64 };
-        return emit_ds(ctx, opcode, &[], ptr, Some(data));
+        let opcode = sized(if dwords == 1 { Opcode::DsStoreB32 } else { Opcode::DsStoreB64 }, ty);
+        return emit_ds(ctx, opcode, &[], ptr, &[data]);
     }
-    if is_private(ctx, ptr) {
-        let addr = private_address(ctx, ptr)?;
-        let data = ctx.val(value)?;
-        let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
-        let opcode = if dwords == 1 { Opcode::ScratchStoreB32 } else { Opcode::ScratchStoreB64 };
-        ctx.emit(mir::Inst::new(opcode, &[], &[Operand::temp(addr), Operand::temp(data)]));
-        return Ok(());
-    }
-    let addr = address(ctx, ptr)?;
+    let (opcode, addr) = if is_private(ctx, ptr) {
+        let opcode = sized(if dwords == 1 { Opcode::ScratchStoreB32 } else { Opcode::ScratchStoreB64 }, ty);
+        (opcode, private_address(ctx, ptr)?)
+    } else {
+        let opcode = match (is_flat(ctx, ptr), dwords) {
+            (false, 1) => Opcode::GlobalStoreB32,
+            (false, _) => Opcode::GlobalStoreB64,
+            (true, 1) => Opcode::FlatStoreB32,
+            (true, _) => Opcode::FlatStoreB64,
+        };
+        (sized(opcode, ty), address(ctx, ptr)?)
+    };
     let data = ctx.val(value)?;
     let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
-    let opcode = if dwords == 1 { Opcode::GlobalStoreB32 } else { Opcode::GlobalStoreB64 };
     let mut inst = mir::Inst::new(opcode, &[], &[Operand::temp(addr), Operand::temp(data)]);
     inst.fields.cpol = cpol;
     ctx.emit(inst);
     Ok(())
 }
 
-/// The cache-policy bits of a relaxed (monotonic) atomic load or store, whose memory-model
-/// sequence is the plain access with these bits (an LDS access has none):
-/// - GFX10-GFX11 (AMDGPUUsage-new.txt:10927-10944): "load atomic monotonic - workgroup -
-///   global 1. buffer/global/flat_load glc=1 - If CU wavefront execution mode, omit glc=1",
-///   "load atomic monotonic - agent - system - global ... glc=1 dlc=1 - If GFX11, omit
-///   dlc=1"; a store is the plain `global_store` at every scope.
-/// - GFX942 (AMDGPUUsage-new.txt:8764-8786): loads and stores alike, singlethread and
-///   wavefront plain, "workgroup ... sc0=1", "agent ... sc1=1", "system ... sc0=1 sc1=1"; in
-///   tgsplit mode the local address space cannot be used.
-///
-/// The acquire load and release store rows of global memory give their access the same bits
-/// (AMDGPUUsage-new.txt:10960, 11032-11034, 8803, 8867-8868, 8887-8888, 9372-9374,
-/// 9429-9431), with the waits and invalidates of [`acquire_after_load`] and
-/// [`release_before_store`] around it; LDS and seq_cst forms are not selected yet.
-fn relaxed_cache_policy(ctx: &Ctx<'_>, ptr: Value, sync: SyncInfo, is_store: bool) -> Result<CachePolicy, IselError> {
-    let what = if is_store { "atomic_store" } else { "atomic_load" };
-    let ordered = if is_store { Ordering::Release } else { Ordering::Acquire };
-    if !matches!(sync.ordering, Ordering::Relaxed | Ordering::SeqCst) && sync.ordering != ordered {
-        return Err(ctx.unsupported(format!("an {} {what}", sync.ordering.name())));
-    }
-    if sync.ordering != Ordering::Relaxed && ctx.family == Family::Gfx9 && ctx.target.tgsplit {
-        return Err(ctx.unsupported(format!("a {} {what} in tgsplit mode", sync.ordering.name())));
-    }
-    if sync.av_none {
-        return Err(ctx.unsupported(format!("an {what} with av_none")));
-    }
-    if is_shared(ctx, ptr) {
-        if ctx.family == Family::Gfx9 && ctx.target.tgsplit {
-            return Err(ctx.unsupported(format!("an LDS {what} in tgsplit mode")));
-        }
-        if sync.ordering != Ordering::Relaxed {
-            return Err(ctx.unsupported(format!("a {} LDS {what} (only relaxed so far)", sync.ordering.name())));
-        }
-        return Ok(CachePolicy::default());
-    }
-    let space = ctx.func.dfg.value_type(ptr).addr_space();
-    if space != Some(AddrSpace::Global) {
-        let name = space.map_or("?", AddrSpace::name);
-        return Err(ctx.unsupported(format!("an {what} on {name} memory (global and shared only so far)")));
-    }
-    let wide = matches!(sync.scope, Scope::Cluster | Scope::Agent | Scope::System);
-    Ok(CachePolicy(if ctx.family == Family::Gfx9 {
-        // SC0 bit 0, SC1 bit 2.
-        match sync.scope {
-            Scope::Singlethread | Scope::Wavefront => 0,
-            Scope::Workgroup => 1,
-            Scope::Cluster | Scope::Agent => 4,
-            Scope::System => 5,
-        }
-    } else {
-        // GLC bit 0: loads at workgroup scope in WGP mode, and at agent and system scope.
-        let workgroup_glc = sync.scope == Scope::Workgroup && !ctx.target.cumode;
-        u8::from(!is_store && (wide || workgroup_glc))
-    }))
-}
-
-/// Emits `s_waitcnt` with the given counters (each waited to 0) and, with `vscnt`,
-/// `s_waitcnt_vscnt null, 0`.
-fn emit_waits(ctx: &mut Ctx<'_>, vmcnt: bool, lgkmcnt: bool, vscnt: bool) {
-    if vmcnt || lgkmcnt {
-        let mut wait = mir::Inst::new(Opcode::SWaitcnt, &[], &[]);
-        wait.fields.imm = isa::asm::waitcnt_encode(ctx.family, vmcnt.then_some(0), None, lgkmcnt.then_some(0));
-        ctx.emit(wait);
-    }
-    if vscnt {
-        let mut vs = mir::Inst::new(Opcode::SWaitcntVscnt, &[], &[Operand::phys(PhysReg::NULL, RegClass::S1)]);
-        vs.fields.imm = 0;
-        ctx.emit(vs);
-    }
-}
-
-/// Emits a gfx942 cache maintenance instruction (`buffer_wbl2`, `buffer_inv`) with the sc bits
-/// in `cpol` (SC0 bit 0, SC1 bit 2).
-fn emit_cache_op(ctx: &mut Ctx<'_>, opcode: Opcode, cpol: u8) {
-    let mut inst = mir::Inst::new(opcode, &[], &[]);
-    inst.fields.cpol = CachePolicy(cpol);
-    ctx.emit(inst);
-}
-
-/// What follows a global `load atomic acquire` (the load carries the relaxed cache bits of
-/// its scope, which the acquire rows share, see [`relaxed_cache_policy`]):
-/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:10960-10979): "2. s_waitcnt vmcnt(0) - If CU
-///   wavefront execution mode, omit", "3. buffer_gl0_inv - If CU wavefront execution mode,
-///   omit".
-/// - GFX10-GFX11 agent and system (AMDGPUUsage-new.txt:11032-11053): "2. s_waitcnt
-///   vmcnt(0)", "3. buffer_gl1_inv; buffer_gl0_inv".
-/// - GFX942 workgroup (AMDGPUUsage-new.txt:8803-8821): the wait and `buffer_inv sc0=1` are
-///   for tgsplit mode only ("If not TgSplit execution mode, omit").
-/// - GFX942 agent (AMDGPUUsage-new.txt:8867-8886): "2. s_waitcnt vmcnt(0)", "3. buffer_inv
-///   sc1=1"; system (AMDGPUUsage-new.txt:8887-8900): "3. buffer_inv sc0=1 sc1=1".
-///
-/// Singlethread and wavefront scope need nothing (AMDGPUUsage-new.txt:10957, 8800).
-fn acquire_after_load(ctx: &mut Ctx<'_>, scope: Scope) {
-    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
-    if ctx.family == Family::Gfx9 {
-        if wide {
-            emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:8869 / 8889
-            let sc = if scope == Scope::System { 5 } else { 4 };
-            emit_cache_op(ctx, Opcode::BufferInv, sc); // AMDGPUUsage-new.txt:8877 / 8897
-        }
-        return;
-    }
-    if wide {
-        emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:11035
-        ctx.marker(Opcode::BufferGl1Inv); // AMDGPUUsage-new.txt:11043
-        ctx.marker(Opcode::BufferGl0Inv); // AMDGPUUsage-new.txt:11044
-    } else if scope == Scope::Workgroup && !ctx.target.cumode {
-        emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:10963
-        ctx.marker(Opcode::BufferGl0Inv); // AMDGPUUsage-new.txt:10973
-    }
-}
-
-/// What precedes a global `load atomic seq_cst`, whose following instructions are the acquire
-/// load's ("2. *Following instructions same as corresponding load atomic acquire*",
-/// AMDGPUUsage-new.txt:12414, 12609, 10616-10650):
-/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:12313-12317): "1. s_waitcnt lgkmcnt(0) &
-///   vmcnt(0) & vscnt(0) - If CU wavefront execution mode, omit vmcnt(0) and vscnt(0)";
-///   agent and system (AMDGPUUsage-new.txt:12511-12512) the three waits.
-/// - GFX942 workgroup (AMDGPUUsage-new.txt:10541-10545): "s_waitcnt lgkm/vmcnt(0) - Use
-///   lgkmcnt(0) if not TgSplit execution mode"; agent and system
-///   (AMDGPUUsage-new.txt:10633-10634): "s_waitcnt lgkmcnt(0) & vmcnt(0)" (no writeback).
-fn seq_cst_before_load(ctx: &mut Ctx<'_>, scope: Scope) {
-    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
-    if !wide && scope != Scope::Workgroup {
-        return;
-    }
-    if ctx.family == Family::Gfx9 {
-        emit_waits(ctx, wide, true, false); // AMDGPUUsage-new.txt:10541 / 10633-10634
-    } else {
-        let vector = wide || !ctx.target.cumode;
-        emit_waits(ctx, vector, true, vector); // AMDGPUUsage-new.txt:12313-12317 / 12511-12512
-    }
-}
-
-/// What precedes a global `store atomic release` (the store itself carries the relaxed cache
-/// bits of its scope, see [`relaxed_cache_policy`]):
-/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:11373-11419): "1. s_waitcnt lgkmcnt(0) &
-///   vmcnt(0) & vscnt(0) - If CU wavefront execution mode, omit vmcnt(0) and vscnt(0)".
-/// - GFX10-GFX11 agent and system (AMDGPUUsage-new.txt:11455-11500): "1. s_waitcnt
-///   lgkmcnt(0) & vmcnt(0) & vscnt(0)".
-/// - GFX942 workgroup (AMDGPUUsage-new.txt:9342-9374): "1. s_waitcnt lgkm/vmcnt(0) - Use
-///   lgkmcnt(0) if not TgSplit execution mode", then the store with sc0=1.
-/// - GFX942 agent (AMDGPUUsage-new.txt:9379-9431): "1. buffer_wbl2 sc1=1", "2. s_waitcnt
-///   lgkmcnt(0) & vmcnt(0)", the store with sc1=1; system (AMDGPUUsage-new.txt:9432-): "1.
-///   buffer_wbl2 sc0=1 sc1=1", the same waits, the store with sc0=1 sc1=1.
-///
-/// Singlethread and wavefront scope need nothing (AMDGPUUsage-new.txt:11370, 9336). The waits
-/// go through [`prune_barrier_waits`] like a barrier's, which drops counters with nothing
-/// outstanding.
-fn release_before_store(ctx: &mut Ctx<'_>, scope: Scope) {
-    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
-    if ctx.family == Family::Gfx9 {
-        if wide {
-            let sc = if scope == Scope::System { 5 } else { 4 };
-            emit_cache_op(ctx, Opcode::BufferWbl2, sc); // AMDGPUUsage-new.txt:9379 / 9432
-            emit_waits(ctx, true, true, false); // AMDGPUUsage-new.txt:9388-9389
-        } else if scope == Scope::Workgroup {
-            emit_waits(ctx, false, true, false); // AMDGPUUsage-new.txt:9342-9345
-        }
-        return;
-    }
-    if wide {
-        emit_waits(ctx, true, true, true); // AMDGPUUsage-new.txt:11455-11456
-    } else if scope == Scope::Workgroup {
-        let wgp = !ctx.target.cumode;
-        emit_waits(ctx, wgp, true, wgp); // AMDGPUUsage-new.txt:11373-11376
-    }
-}
-
-/// `fence ordering scope`, AMDGPUUsage's "fence" rows; a seq_cst fence is the acq_rel one
-/// (AMDGPUUsage-new.txt:10734-10738 and 12626-12630, "Same as corresponding fence acq_rel").
-/// Singlethread and wavefront scope need nothing (AMDGPUUsage-new.txt:9132, 9627, 10230,
-/// 11197, 11628, 12087). gfx942 (not tgsplit, whose forms are refused):
-/// - acquire: workgroup "s_waitcnt lgkm/vmcnt(0) - Use lgkmcnt(0) if not TgSplit"
-///   (AMDGPUUsage-new.txt:9134-9136); agent "s_waitcnt lgkmcnt(0) & vmcnt(0)", "buffer_inv
-///   sc1=1" (AMDGPUUsage-new.txt:9196-9197, 9255); system the same with "buffer_inv sc0=1
-///   sc1=1" (AMDGPUUsage-new.txt:9265-9266, 9324).
-/// - release: workgroup lgkmcnt(0) (AMDGPUUsage-new.txt:9629-9631); agent "buffer_wbl2
-///   sc1=1", "s_waitcnt lgkmcnt(0) & vmcnt(0)" (AMDGPUUsage-new.txt:9676, 9687-9688); system
-///   "buffer_wbl2 sc0=1 sc1=1" and the waits (AMDGPUUsage-new.txt:9742, 9750-9751).
-/// - acq_rel: workgroup lgkmcnt(0) (AMDGPUUsage-new.txt:10232-10234); agent `buffer_wbl2
-///   sc1=1`, the waits, `buffer_inv sc1=1` (AMDGPUUsage-new.txt:10338, 10349-10350, 10422);
-///   system with sc0=1 sc1=1 (AMDGPUUsage-new.txt:10436, 10447-10448, 10520).
-///
-/// GFX10-GFX11 (gcnc's fences order every address space, so no "If OpenCL" omission applies):
-/// - acquire: workgroup "s_waitcnt lgkmcnt(0) & vmcnt(0) & vscnt(0) - If CU wavefront
-///   execution mode, omit vmcnt(0) and vscnt(0)", "3. buffer_gl0_inv - If CU wavefront
-///   execution mode, omit" (AMDGPUUsage-new.txt:11199-11203, 11276-11278); agent and system
-///   the three waits, "buffer_gl1_inv; buffer_gl0_inv" (AMDGPUUsage-new.txt:11283-11284,
-///   11357-11358).
-/// - release: workgroup the waits, vmcnt and vscnt omitted in CU mode
-///   (AMDGPUUsage-new.txt:11630-11634); agent and system the three waits
-///   (AMDGPUUsage-new.txt:11692-11693).
-/// - acq_rel: workgroup the release waits and `buffer_gl0_inv`, CU mode omitting vmcnt,
-///   vscnt and the invalidate (AMDGPUUsage-new.txt:12089, 12203-12204); agent and system the
-///   three waits, `buffer_gl1_inv; buffer_gl0_inv` (AMDGPUUsage-new.txt:12210, 12291-12292).
-///
-/// The waits go through [`prune_barrier_waits`], which drops counters with nothing
-/// outstanding.
-fn fence(ctx: &mut Ctx<'_>, sync: SyncInfo) -> Result<(), IselError> {
-    if sync.av_none {
-        return Err(ctx.unsupported("a fence with av_none"));
-    }
-    let (release, acquire) = match sync.ordering {
-        Ordering::Acquire => (false, true),
-        Ordering::Release => (true, false),
-        Ordering::AcqRel | Ordering::SeqCst => (true, true),
-        _ => return Err(ctx.unsupported(format!("a {} fence", sync.ordering.name()))),
-    };
-    let wide = matches!(sync.scope, Scope::Cluster | Scope::Agent | Scope::System);
-    if !wide && sync.scope != Scope::Workgroup {
-        return Ok(());
-    }
-    if ctx.family == Family::Gfx9 {
-        if ctx.target.tgsplit {
-            return Err(ctx.unsupported("a fence in tgsplit mode"));
-        }
-        let sc = if sync.scope == Scope::System { 5 } else { 4 };
-        if release && wide {
-            emit_cache_op(ctx, Opcode::BufferWbl2, sc);
-        }
-        emit_waits(ctx, wide, true, false);
-        if acquire && wide {
-            emit_cache_op(ctx, Opcode::BufferInv, sc);
-        }
-        return Ok(());
-    }
-    let wgp = !ctx.target.cumode;
-    emit_waits(ctx, wide || wgp, true, wide || wgp);
-    if acquire && wide {
-        ctx.marker(Opcode::BufferGl1Inv);
-    }
-    if acquire && (wide || wgp) {
-        ctx.marker(Opcode::BufferGl0Inv);
-    }
-    Ok(())
-}
-
 /// Checks that the access is one selected so far; gives its size in dwords.
 fn check_access(ctx: &Ctx<'_>, ptr: Value, ty: Type, flags: MemFlags) -> Result<u8, IselError> {
     let space = ctx.func.dfg.value_type(ptr).addr_space();
-    if !matches!(space, Some(AddrSpace::Global | AddrSpace::Constant | AddrSpace::Shared | AddrSpace::Private)) {
-        let name = space.map_or("?", AddrSpace::name);
-        return Err(
-            ctx.unsupported(format!("{name} memory access (only global, constant, shared and private memory so far)"))
-        );
-    }
-    if flags.volatile || flags.nontemporal || flags.av.is_some() {
-        return Err(ctx.unsupported("volatile, nontemporal and availability flags (memory-model lowering)"));
+    if space.is_none() {
+        return Err(ctx.unsupported("a memory access through a value that is not a pointer"));
     }
     let bytes = ty.bytes().unwrap_or(0);
-    if !matches!(bytes, 4 | 8) {
-        return Err(ctx.unsupported(format!("a {ty} access (only 4- and 8-byte accesses so far)")));
+    if !matches!(bytes, 2 | 4 | 8) {
+        return Err(ctx.unsupported(format!("a {ty} access (only 2-, 4- and 8-byte accesses so far)")));
     }
     if flags.align < bytes {
         return Err(ctx.unsupported("an under-aligned access"));
     }
-    Ok((bytes / 4) as u8)
+    Ok((bytes / 4).max(1) as u8)
+}
+
+/// The 2-byte form of a one-dword access when `ty` is 2 bytes wide (an f16, in the low half of
+/// a VGPR; the load zero-extends it, `_u16`), else `op` itself.
+fn sized(op: Opcode, ty: Type) -> Opcode {
+    use Opcode::*;
+    match (op, ty.bytes()) {
+        (GlobalLoadB32, Some(2)) => GlobalLoadU16,
+        (GlobalStoreB32, Some(2)) => GlobalStoreB16,
+        (DsLoadB32, Some(2)) => DsLoadU16,
+        (DsStoreB32, Some(2)) => DsStoreB16,
+        (ScratchLoadB32, Some(2)) => ScratchLoadU16,
+        (ScratchStoreB32, Some(2)) => ScratchStoreB16,
+        (FlatLoadB32, Some(2)) => FlatLoadU16,
+        (FlatStoreB32, Some(2)) => FlatStoreB16,
+        _ => op,
+    }
+}
+
+/// A target's instruction for one atomic: the global or flat one (returning or not by its
+/// cache bits), or the LDS ones without return (LDS has no exchange without return) and with
+/// return.
+#[derive(Copy, Clone)]
+enum AtomicOpcodes {
+    Vector(Opcode),
+    Lds { plain: Option<Opcode>, rtn: Opcode },
+}
+
+/// The native operations of `atomic_rmw.op` on `ty` (integers of 32 and 64 bits, floats of
+/// 32 and 64 bits, exchange on any of them by its bits): the global, flat, LDS and returning
+/// LDS forms, `None` when there is none anywhere. A form missing on the target (gfx942 has no f32 global min/max,
+/// gfx1100 no f64 add) is `None` in [`native_rmw`], which sends it to a compare-and-swap loop;
+/// `fsub` has no native form anywhere.
+fn rmw_opcodes(op: RmwOp, ty: Type) -> Option<[Option<Opcode>; 4]> {
+    use Opcode::*;
+    let ops = match (op, ty.bits() == 64) {
+        (RmwOp::Add, false) => (GlobalAtomicAddU32, FlatAtomicAddU32, Some(DsAddU32), DsAddRtnU32),
+        (RmwOp::Sub, false) => (GlobalAtomicSubU32, FlatAtomicSubU32, Some(DsSubU32), DsSubRtnU32),
+        (RmwOp::And, false) => (GlobalAtomicAndB32, FlatAtomicAndB32, Some(DsAndB32), DsAndRtnB32),
+        (RmwOp::Or, false) => (GlobalAtomicOrB32, FlatAtomicOrB32, Some(DsOrB32), DsOrRtnB32),
+        (RmwOp::Xor, false) => (GlobalAtomicXorB32, FlatAtomicXorB32, Some(DsXorB32), DsXorRtnB32),
+        (RmwOp::Xchg, false) => (GlobalAtomicSwapB32, FlatAtomicSwapB32, None, DsStorexchgRtnB32),
+        (RmwOp::Smin, false) => (GlobalAtomicMinI32, FlatAtomicMinI32, Some(DsMinI32), DsMinRtnI32),
+        (RmwOp::Smax, false) => (GlobalAtomicMaxI32, FlatAtomicMaxI32, Some(DsMaxI32), DsMaxRtnI32),
+        (RmwOp::Umin, false) => (GlobalAtomicMinU32, FlatAtomicMinU32, Some(DsMinU32), DsMinRtnU32),
+        (RmwOp::Umax, false) => (GlobalAtomicMaxU32, FlatAtomicMaxU32, Some(DsMaxU32), DsMaxRtnU32),
+        (RmwOp::Add, true) => (GlobalAtomicAddU64, FlatAtomicAddU64, Some(DsAddU64), DsAddRtnU64),
+        (RmwOp::Sub, true) => (GlobalAtomicSubU64, FlatAtomicSubU64, Some(DsSubU64), DsSubRtnU64),
+        (RmwOp::And, true) => (GlobalAtomicAndB64, FlatAtomicAndB64, Some(DsAndB64), DsAndRtnB64),
+        (RmwOp::Or, true) => (GlobalAtomicOrB64, FlatAtomicOrB64, Some(DsOrB64), DsOrRtnB64),
+        (RmwOp::Xor, true) => (GlobalAtomicXorB64, FlatAtomicXorB64, Some(DsXorB64), DsXorRtnB64),
+        (RmwOp::Xchg, true) => (GlobalAtomicSwapB64, FlatAtomicSwapB64, None, DsStorexchgRtnB64),
+        (RmwOp::Smin, true) => (GlobalAtomicMinI64, FlatAtomicMinI64, Some(DsMinI64), DsMinRtnI64),
+        (RmwOp::Smax, true) => (GlobalAtomicMaxI64, FlatAtomicMaxI64, Some(DsMaxI64), DsMaxRtnI64),
+        (RmwOp::Umin, true) => (GlobalAtomicMinU64, FlatAtomicMinU64, Some(DsMinU64), DsMinRtnU64),
+        (RmwOp::Umax, true) => (GlobalAtomicMaxU64, FlatAtomicMaxU64, Some(DsMaxU64), DsMaxRtnU64),
+        (RmwOp::Fadd, false) => (GlobalAtomicAddF32, FlatAtomicAddF32, Some(DsAddF32), DsAddRtnF32),
+        (RmwOp::Fmin, false) => (GlobalAtomicMinF32, FlatAtomicMinF32, Some(DsMinF32), DsMinRtnF32),
+        (RmwOp::Fmax, false) => (GlobalAtomicMaxF32, FlatAtomicMaxF32, Some(DsMaxF32), DsMaxRtnF32),
+        (RmwOp::Fadd, true) => (GlobalAtomicAddF64, FlatAtomicAddF64, Some(DsAddF64), DsAddRtnF64),
+        (RmwOp::Fmin, true) => (GlobalAtomicMinF64, FlatAtomicMinF64, Some(DsMinF64), DsMinRtnF64),
+        (RmwOp::Fmax, true) => (GlobalAtomicMaxF64, FlatAtomicMaxF64, Some(DsMaxF64), DsMaxRtnF64),
+        (RmwOp::Fsub, _) => return None,
+    };
+    Some([Some(ops.0), Some(ops.1), ops.2, Some(ops.3)])
+}
+
+/// The target's opcodes for `atomic_rmw.op` on `ty` in `space` (global, flat: the one
+/// operation; LDS: without return, with return), `None` when the target lacks the returning
+/// form.
+fn native_opcodes(family: Family, op: RmwOp, ty: Type, space: Space) -> Option<AtomicOpcodes> {
+    let [global, flat, lds, lds_rtn] = rmw_opcodes(op, ty)?;
+    let have = |o: Option<Opcode>| o.filter(|o| o.exists_in(family));
+    match space {
+        Space::Global => Some(AtomicOpcodes::Vector(have(global)?)),
+        Space::Flat => Some(AtomicOpcodes::Vector(have(flat)?)),
+        Space::Lds => Some(AtomicOpcodes::Lds { plain: have(lds), rtn: have(lds_rtn)? }),
+    }
+}
+
+/// Whether `family` has an atomic instruction for `atomic_rmw.op` on `ty` in `space` (global
+/// when not `shared`); [`super::atomic_expand`] turns the others into compare-and-swap loops.
+/// A flat pointer is asked about as global: both targets have a flat twin of every global
+/// atomic (and a flat one reaching LDS does there what the DS one would).
+pub(super) fn native_rmw(family: Family, op: RmwOp, ty: Type, shared: bool) -> bool {
+    native_opcodes(family, op, ty, if shared { Space::Lds } else { Space::Global }).is_some()
+}
+
+/// Whether any instruction of the function reads `v`.
+fn is_used(ctx: &Ctx<'_>, v: Value) -> bool {
+    let func = ctx.func;
+    func.insts_in_layout().any(|(_, i)| {
+        let data = &func.dfg.insts[i];
+        data.args().contains(&v) || data.block_calls().iter().any(|c| c.args.contains(&v))
+    })
+}
+
+/// `atomic_rmw.op ptr, value sync`: the native operation ([`native_opcodes`]) inside the
+/// memory model's sequence for an atomicrmw of its ordering and scope
+/// ([`mm::before_access`], [`mm::access_cpol`], [`mm::after_access`]).
+fn atomic_rmw(
+    ctx: &mut Ctx<'_>,
+    op: RmwOp,
+    ptr: Value,
+    value: Value,
+    sync: SyncInfo,
+    result: Value,
+) -> Result<(), IselError> {
+    let space = atomic_space(ctx, ptr, "atomic_rmw")?;
+    let ty = ctx.func.dfg.value_type(value);
+    let Some(ops) = native_opcodes(ctx.family, op, ty, space) else {
+        return Err(ctx.unsupported(format!("atomic_rmw.{} on {ty} (no instruction on this target)", op.name())));
+    };
+    let dwords = if ty.bits() == 64 { 2 } else { 1 };
+    let returns = is_used(ctx, result);
+    // The release waits go first, so the data's own waits (which the waitcnt pass adds) merge
+    // into them.
+    mm::before_access(ctx, space, Access::Rmw { returns }, sync);
+    let data = ctx.val(value)?;
+    let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
+    emit_atomic(ctx, space, ops, ptr, &[data], dwords, sync, result)
+}
+
+/// `atomic_cas ptr, expected, new sync`: `global_atomic_cmpswap` or `flat_atomic_cmpswap`
+/// (data: the new value, then
+/// the compared one) or LDS's compare-store (gfx1100 `ds_cmpstore`: new value first; gfx942
+/// `ds_cmpst`: compared value first), in an atomicrmw's memory-model sequence (the tables
+/// have no cmpxchg rows; see [`super::memory_model`]).
+fn atomic_cas(
+    ctx: &mut Ctx<'_>,
+    ptr: Value,
+    expected: Value,
+    new: Value,
+    sync: SyncInfo,
+    result: Value,
+) -> Result<(), IselError> {
+    let space = atomic_space(ctx, ptr, "atomic_cas")?;
+    let wide = ctx.func.dfg.value_type(new).bits() == 64;
+    let dwords = if wide { 2 } else { 1 };
+    let returns = is_used(ctx, result);
+    mm::before_access(ctx, space, Access::Rmw { returns }, sync);
+    let ops = match (space, wide) {
+        (Space::Global, false) => AtomicOpcodes::Vector(Opcode::GlobalAtomicCmpswapB32),
+        (Space::Global, true) => AtomicOpcodes::Vector(Opcode::GlobalAtomicCmpswapB64),
+        (Space::Flat, false) => AtomicOpcodes::Vector(Opcode::FlatAtomicCmpswapB32),
+        (Space::Flat, true) => AtomicOpcodes::Vector(Opcode::FlatAtomicCmpswapB64),
+        (Space::Lds, false) => AtomicOpcodes::Lds { plain: Some(Opcode::DsCmpstoreB32), rtn: Opcode::DsCmpstoreRtnB32 },
+        (Space::Lds, true) => AtomicOpcodes::Lds { plain: Some(Opcode::DsCmpstoreB64), rtn: Opcode::DsCmpstoreRtnB64 },
+    };
+    let new = ctx.val(new)?;
+    let new = ctx.as_class(new, RegClass::vgpr(dwords))?;
+    let expected = ctx.val(expected)?;
+    let expected = ctx.as_class(expected, RegClass::vgpr(dwords))?;
+    let data = match space {
+        Space::Global | Space::Flat => {
+            let mut parts: SmallVec<[Operand; 4]> = SmallVec::new();
+            for t in [new, expected] {
+                if wide {
+                    parts.extend(ctx.split(t).into_iter().map(Operand::temp));
+                } else {
+                    parts.push(Operand::temp(t));
+                }
+            }
+            let pair = ctx.create_vector(RegClass::vgpr(2 * dwords), &parts);
+            SmallVec::from_slice(&[pair])
+        }
+        Space::Lds if ctx.family == Family::Gfx9 => SmallVec::<[Temp; 2]>::from_slice(&[expected, new]),
+        Space::Lds => SmallVec::from_slice(&[new, expected]),
+    };
+    emit_atomic(ctx, space, ops, ptr, &data, dwords, sync, result)
+}
+
+/// Emits an atomic with `data` and the rest of its memory-model sequence (the caller emitted
+/// [`mm::before_access`] before materializing the data); the old value, `dwords` wide, is
+/// `result` (read only when used: otherwise the non-returning form, where there is one).
+#[allow(clippy::too_many_arguments)]
+fn emit_atomic(
+    ctx: &mut Ctx<'_>,
+    space: Space,
+    ops: AtomicOpcodes,
+    ptr: Value,
+    data: &[Temp],
+    dwords: u8,
+    sync: SyncInfo,
+    result: Value,
+) -> Result<(), IselError> {
+    let returns = is_used(ctx, result);
+    let access = Access::Rmw { returns };
+    let dst = ctx.temp(RegClass::vgpr(dwords));
+    match ops {
+        AtomicOpcodes::Lds { plain, rtn } => match plain.filter(|_| !returns) {
+            Some(opcode) => emit_ds(ctx, opcode, &[], ptr, data)?,
+            None => emit_ds(ctx, rtn, &[Def::temp(dst)], ptr, data)?,
+        },
+        AtomicOpcodes::Vector(opcode) => {
+            let addr = address(ctx, ptr)?;
+            let mut srcs: SmallVec<[Operand; 2]> = SmallVec::from_slice(&[Operand::temp(addr)]);
+            srcs.extend(data.iter().map(|&t| Operand::temp(t)));
+            let defs: &[Def] = if returns { &[Def::temp(dst)] } else { &[] };
+            let mut inst = mir::Inst::new(opcode, defs, &srcs);
+            inst.fields.cpol = mm::access_cpol(ctx, access, sync.scope);
+            ctx.emit(inst);
+        }
+    }
+    mm::after_access(ctx, space, access, sync);
+    // The old value is divergent (see `crate::divergence`); unused, it is never read.
+    ctx.set(result, Val::Temp(dst));
+    Ok(())
 }
 
 /// The address in a VGPR pair.
@@ -448,16 +494,105 @@ fn private_address(ctx: &mut Ctx<'_>, ptr: Value) -> Result<Temp, IselError> {
     ctx.as_class(val, RegClass::V1)
 }
 
+/// Whether `ptr` is a generic (flat) pointer.
+fn is_flat(ctx: &Ctx<'_>, ptr: Value) -> bool {
+    ctx.func.dfg.value_type(ptr).addr_space() == Some(AddrSpace::Flat)
+}
+
+/// The null of the shared and private segments (AMDGPUUsage-new.txt:728-731); flat's is 0.
+const SEGMENT_NULL: u32 = u32::MAX;
+
+/// `addrspacecast.T %p` (exactly one side flat, as the verifier checks). Global and constant
+/// addresses are flat addresses (AMDGPUUsage-new.txt:761-762). A shared or private offset `o`
+/// becomes the aperture's base with `o` as its low dword, and a flat address becomes its low
+/// dword (the apertures are 2^32 bytes, 2^32-aligned: AMDGPUUsage-new.txt:753-760); each
+/// null becomes the other side's null. A uniform pointer stays in SGPRs (`s_cmp`,
+/// `s_cselect`), a divergent one is selected per lane (`v_cmp`, `v_cndmask`).
+fn addrspace_cast(ctx: &mut Ctx<'_>, ty: Type, arg: Value, result: Value) -> Result<(), IselError> {
+    let val = ctx.val(arg)?;
+    let aperture = match (ctx.func.dfg.value_type(arg).addr_space(), ty.addr_space()) {
+        (Some(AddrSpace::Shared), _) => PhysReg::SRC_SHARED_BASE,
+        (Some(AddrSpace::Private), _) => PhysReg::SRC_PRIVATE_BASE,
+        (_, Some(AddrSpace::Shared | AddrSpace::Private)) => {
+            let segment = to_segment(ctx, arg, val, ctx.div.is_divergent(result))?;
+            ctx.set(result, segment);
+            return Ok(());
+        }
+        _ => {
+            ctx.set(result, val);
+            return Ok(());
+        }
+    };
+    if val == Val::Const(u64::from(SEGMENT_NULL)) {
+        ctx.set(result, Val::Const(0));
+        return Ok(());
+    }
+    // The aperture's base, read as 64 bits: a 32-bit read of these registers gives the low
+    // dword, zero (LLVM reads them the same way).
+    let base = ctx.temp(RegClass::S2);
+    ctx.emit(mir::Inst::new(Opcode::SMovB64, &[Def::temp(base)], &[Operand::phys(aperture, RegClass::S2)]));
+    let hi = Operand::temp(ctx.split(base)[1]);
+    let flat = match val {
+        Val::Const(c) => {
+            // A known offset (a slot's address) that is not the null needs no compare.
+            let lo = ctx.as_class(Val::Const(c & 0xffff_ffff), RegClass::S1)?;
+            ctx.create_vector(RegClass::S2, &[Operand::temp(lo), hi])
+        }
+        _ if ctx.div.is_divergent(result) => {
+            let src = ctx.operand(arg)?;
+            let m = ctx.temp(ctx.lm());
+            ctx.valu(Opcode::VCmpNeU32, &[Def::temp(m)], &[Operand::constant(SEGMENT_NULL), src]);
+            let lo = alu::v32(ctx, Opcode::VCndmaskB32, &[Operand::constant(0), src, Operand::temp(m)]);
+            let hi = alu::v32(ctx, Opcode::VCndmaskB32, &[Operand::constant(0), hi, Operand::temp(m)]);
+            ctx.create_vector(RegClass::V2, &[lo, hi])
+        }
+        _ => {
+            let src = ctx.operand(arg)?;
+            let pair = ctx.create_vector(RegClass::S2, &[src, hi]);
+            let scc = ctx.temp(RegClass::S1);
+            let not_null = [src, Operand::constant(SEGMENT_NULL)];
+            ctx.salu(Opcode::SCmpLgU32, &[Def::fixed(scc, PhysReg::SCC)], &not_null);
+            let r = ctx.temp(RegClass::S2);
+            let args = [Operand::temp(pair), Operand::constant(0), Operand::fixed(scc, PhysReg::SCC)];
+            ctx.salu(Opcode::SCselectB64, &[Def::temp(r)], &args);
+            r
+        }
+    };
+    ctx.set(result, Val::Temp(flat));
+    Ok(())
+}
+
+/// A flat address's segment offset: its low dword, or the segment's null for flat's null.
+fn to_segment(ctx: &mut Ctx<'_>, arg: Value, val: Val, divergent: bool) -> Result<Val, IselError> {
+    if let Val::Const(c) = val {
+        return Ok(Val::Const(if c == 0 { u64::from(SEGMENT_NULL) } else { c & 0xffff_ffff }));
+    }
+    let [lo, _] = ctx.halves(arg)?;
+    let wide = alu::wide_scalar(ctx, arg)?;
+    if divergent {
+        let m = ctx.temp(ctx.lm());
+        ctx.valu(Opcode::VCmpNeU64, &[Def::temp(m)], &[Operand::constant(0), wide]);
+        let v = alu::v32(ctx, Opcode::VCndmaskB32, &[Operand::constant(SEGMENT_NULL), lo, Operand::temp(m)]);
+        return Ok(Val::Temp(v.temp_of().expect("v32 gives a temporary")));
+    }
+    let scc = ctx.temp(RegClass::S1);
+    ctx.salu(Opcode::SCmpLgU64, &[Def::fixed(scc, PhysReg::SCC)], &[wide, Operand::constant(0)]);
+    let s = ctx.temp(RegClass::S1);
+    let args = [lo, Operand::constant(SEGMENT_NULL), Operand::fixed(scc, PhysReg::SCC)];
+    ctx.salu(Opcode::SCselectB32, &[Def::temp(s)], &args);
+    Ok(Val::Temp(s))
+}
+
 /// Whether `ptr` points into shared memory (LDS).
 fn is_shared(ctx: &Ctx<'_>, ptr: Value) -> bool {
     ctx.func.dfg.value_type(ptr).addr_space() == Some(AddrSpace::Shared)
 }
 
-/// Emits the DS operation `opcode` on the LDS address `ptr` (with `data` when it takes one).
+/// Emits the DS operation `opcode` on the LDS address `ptr` with the data operands `data`.
 /// An address that is a constant plus an offset, a shared slot's address and an index, uses
 /// the instruction's 16-bit unsigned offset field for the constant and the offset as the
 /// VGPR address (DS adds them); any other address is the VGPR address itself.
-fn emit_ds(ctx: &mut Ctx<'_>, opcode: Opcode, defs: &[Def], ptr: Value, data: Option<Temp>) -> Result<(), IselError> {
+fn emit_ds(ctx: &mut Ctx<'_>, opcode: Opcode, defs: &[Def], ptr: Value, data: &[Temp]) -> Result<(), IselError> {
     let def = match ctx.func.dfg.values[ptr].def {
         ValueDef::Result(i) => Some(&ctx.func.dfg.insts[i]),
         _ => None,
@@ -475,288 +610,11 @@ fn emit_ds(ctx: &mut Ctx<'_>, opcode: Opcode, defs: &[Def], ptr: Value, data: Op
     };
     let op = ctx.operand(addr)?;
     let addr = ctx.in_vgpr(op, 1)?;
-    let mut ops: SmallVec<[Operand; 2]> = SmallVec::new();
+    let mut ops: SmallVec<[Operand; 3]> = SmallVec::new();
     ops.push(Operand::temp(addr));
-    ops.extend(data.map(Operand::temp));
+    ops.extend(data.iter().map(|&t| Operand::temp(t)));
     let mut inst = mir::Inst::new(opcode, defs, &ops);
     inst.fields.offset = imm;
     ctx.emit(inst);
-    Ok(())
-}
-
-/// `barrier`: the execution barrier is acquire-release at workgroup scope, so `s_barrier` is
-/// wrapped in a workgroup-scope acq_rel fence's sequence (AMDGPUUsage, "fence acq_rel
-/// workgroup"):
-/// - GFX10-GFX11 (AMDGPUUsage-new.txt:12089-12208 — "s_waitcnt lgkmcnt(0) & vmcnt(0) &
-///   vscnt(0)", "If CU wavefront execution mode, omit vmcnt(0) and vscnt(0)", then
-///   "buffer_gl0_inv. If CU wavefront execution mode, omit."): all three waits before the
-///   barrier and the GL0 invalidate after it in WGP mode; only `lgkmcnt(0)` in CU mode.
-/// - GFX942 (AMDGPUUsage-new.txt:10232-10236 — "s_waitcnt lgkm/vmcnt(0)", "Use lgkmcnt(0)
-///   if not TgSplit execution mode and vmcnt(0) if TgSplit execution mode"): `lgkmcnt(0)`; the tgsplit form (vmcnt and
-///   `buffer_inv sc0`) is not selected.
-///
-/// The waits are explicit here: the waitcnt pass waits only for registers being read, and
-/// stores (LDS stores on lgkmcnt, global stores on vscnt) write none.
-fn barrier(ctx: &mut Ctx<'_>) -> Result<(), IselError> {
-    let wgp = ctx.family != Family::Gfx9 && !ctx.target.cumode;
-    if ctx.family == Family::Gfx9 && ctx.target.tgsplit {
-        return Err(ctx.unsupported("a barrier in tgsplit mode"));
-    }
-    let mut wait = mir::Inst::new(Opcode::SWaitcnt, &[], &[]);
-    wait.fields.imm = isa::asm::waitcnt_encode(ctx.family, wgp.then_some(0), None, Some(0));
-    ctx.emit(wait);
-    if wgp {
-        let mut vs = mir::Inst::new(Opcode::SWaitcntVscnt, &[], &[Operand::phys(PhysReg::NULL, RegClass::S1)]);
-        vs.fields.imm = 0;
-        ctx.emit(vs);
-    }
-    ctx.marker(Opcode::SBarrier);
-    if wgp {
-        ctx.marker(Opcode::BufferGl0Inv);
-    }
-    Ok(())
-}
-
-/// Counters a memory operation may leave outstanding, as bits.
-const VM: u8 = 1;
-const LGKM: u8 = 2;
-const VS: u8 = 4;
-
-/// The counters whose outstanding operations a barrier must wait for that `inst` increments.
-/// SMEM is left out: gcnc's scalar loads read constant memory, which no wave writes during the
-/// dispatch, so they need no ordering with other waves' accesses.
-fn barrier_events(inst: &mir::Inst, family: Family) -> u8 {
-    let split_stores = family != Family::Gfx9;
-    let vector = if inst.defs.is_empty() && split_stores { VS } else { VM };
-    match inst.opcode.format(family) {
-        Format::Ds => LGKM,
-        Format::Global | Format::Scratch => vector,
-        Format::Flat => vector | LGKM,
-        // gfx942's `buffer_wbl2` and `buffer_inv` count on vmcnt.
-        Format::Mubuf if family == Family::Gfx9 => VM,
-        _ => 0,
-    }
-}
-
-/// Drops the parts of the barriers' fence waits ([`barrier`]) that can have nothing to wait
-/// for: a counter no operation may have incremented since the function entry or the last wait
-/// on it, along any path of the linear CFG (a forward may-analysis to a fixpoint over loops).
-/// A wait with nothing outstanding does nothing; leaving it out keeps every wait one the
-/// program needs.
-pub(super) fn prune_barrier_waits(mir: &mut mir::Function) {
-    let family = mir.family;
-    let n = mir.blocks.len();
-    let mut out = vec![0u8; n];
-    let entry_state = |out: &[u8], b: usize, blocks: &[mir::Block]| -> u8 {
-        blocks[b].linear_preds.iter().fold(0, |s, &p| s | out[p as usize])
-    };
-    // The state after each instruction, with `rewrite` applying the pruning as it goes.
-    let run = |block: &mut mir::Block, mut state: u8, rewrite: bool| -> u8 {
-        let mut i = 0;
-        while i < block.insts.len() {
-            // Every wait isel emits is a memory-model wait (a barrier's or an atomic's).
-            let before_barrier = true;
-            let inst = &mut block.insts[i];
-            match inst.opcode {
-                Opcode::SWaitcnt => {
-                    let (vm, _, lgkm) = isa::asm::waitcnt_decode(family, inst.fields.imm);
-                    let vm = vm.filter(|_| !before_barrier || state & VM != 0);
-                    let lgkm = lgkm.filter(|_| !before_barrier || state & LGKM != 0);
-                    if vm == Some(0) {
-                        state &= !VM;
-                    }
-                    if lgkm == Some(0) {
-                        state &= !LGKM;
-                    }
-                    if rewrite && before_barrier {
-                        if vm.is_none() && lgkm.is_none() {
-                            block.insts.remove(i);
-                            continue;
-                        }
-                        inst.fields.imm = isa::asm::waitcnt_encode(family, vm, None, lgkm);
-                    }
-                }
-                Opcode::SWaitcntVscnt => {
-                    let keep = !before_barrier || state & VS != 0;
-                    if inst.fields.imm == 0 {
-                        state &= !VS;
-                    }
-                    if rewrite && !keep {
-                        block.insts.remove(i);
-                        continue;
-                    }
-                }
-                _ => state |= barrier_events(inst, family),
-            }
-            i += 1;
-        }
-        state
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in 0..n {
-            let start = entry_state(&out, b, &mir.blocks);
-            let mut copy = mir.blocks[b].clone();
-            let end = run(&mut copy, start, false);
-            if end != out[b] {
-                out[b] = end;
-                changed = true;
-            }
-        }
-    }
-    for b in 0..n {
-        let start = entry_state(&out, b, &mir.blocks);
-        run(&mut mir.blocks[b], start, true);
-    }
-}
-
-/// The global and LDS operations of an `atomic_rmw` on 32 bits: (global, LDS without return,
-/// LDS with return). LDS has no exchange without return. `None` for the floating-point
-/// operations, not selected yet.
-fn rmw_opcodes(op: RmwOp) -> Option<(Opcode, Option<Opcode>, Opcode)> {
-    use Opcode::*;
-    Some(match op {
-        RmwOp::Add => (GlobalAtomicAddU32, Some(DsAddU32), DsAddRtnU32),
-        RmwOp::Sub => (GlobalAtomicSubU32, Some(DsSubU32), DsSubRtnU32),
-        RmwOp::And => (GlobalAtomicAndB32, Some(DsAndB32), DsAndRtnB32),
-        RmwOp::Or => (GlobalAtomicOrB32, Some(DsOrB32), DsOrRtnB32),
-        RmwOp::Xor => (GlobalAtomicXorB32, Some(DsXorB32), DsXorRtnB32),
-        RmwOp::Xchg => (GlobalAtomicSwapB32, None, DsStorexchgRtnB32),
-        RmwOp::Smin => (GlobalAtomicMinI32, Some(DsMinI32), DsMinRtnI32),
-        RmwOp::Smax => (GlobalAtomicMaxI32, Some(DsMaxI32), DsMaxRtnI32),
-        RmwOp::Umin => (GlobalAtomicMinU32, Some(DsMinU32), DsMinRtnU32),
-        RmwOp::Umax => (GlobalAtomicMaxU32, Some(DsMaxU32), DsMaxRtnU32),
-        RmwOp::Fadd | RmwOp::Fsub | RmwOp::Fmin | RmwOp::Fmax => return None,
-    })
-}
-
-/// What follows a global `atomicrmw` with acquire semantics (acquire, acq_rel, seq_cst; a
-/// seq_cst RMW is the acq_rel one, AMDGPUUsage-new.txt:12621-12625):
-/// - GFX10-GFX11 workgroup (AMDGPUUsage-new.txt:11082-11098, 11807-11825): "s_waitcnt
-///   vm/vscnt(0) - If CU wavefront execution mode, omit - Use vmcnt(0) if atomic with return
-///   and vscnt(0) if atomic with no-return", then "buffer_gl0_inv - If CU wavefront execution
-///   mode, omit"; agent and system (AMDGPUUsage-new.txt:11146-11160, 11994-12008): the wait,
-///   then "buffer_gl1_inv; buffer_gl0_inv".
-/// - GFX942 workgroup: the wait and `buffer_inv sc0=1` are tgsplit only
-///   (AMDGPUUsage-new.txt:8968-8979, 9850-9864); agent "s_waitcnt vmcnt(0)", "buffer_inv
-///   sc1=1" (AMDGPUUsage-new.txt:9036, 9045, 9993, 10002); system with "buffer_inv sc0=1
-///   sc1=1" (AMDGPUUsage-new.txt:9057, 9066, 10061, 10070).
-///
-/// The release part before the atomic is the release store's ([`release_before_store`]:
-/// AMDGPUUsage-new.txt:11504, 11585, 11755, 11952 on GFX10-GFX11; 9491, 9527, 9813, 9945,
-/// 10012 on GFX942).
-fn acquire_after_rmw(ctx: &mut Ctx<'_>, scope: Scope, returns: bool) {
-    let wide = matches!(scope, Scope::Cluster | Scope::Agent | Scope::System);
-    if ctx.family == Family::Gfx9 {
-        if wide {
-            emit_waits(ctx, true, false, false); // AMDGPUUsage-new.txt:9036 / 9057
-            let sc = if scope == Scope::System { 5 } else { 4 };
-            emit_cache_op(ctx, Opcode::BufferInv, sc); // AMDGPUUsage-new.txt:9045 / 9066
-        }
-        return;
-    }
-    if wide || !ctx.target.cumode {
-        emit_waits(ctx, returns, false, !returns); // AMDGPUUsage-new.txt:11083-11087 / 11147-11148
-        if wide {
-            ctx.marker(Opcode::BufferGl1Inv); // AMDGPUUsage-new.txt:11159
-        }
-        ctx.marker(Opcode::BufferGl0Inv); // AMDGPUUsage-new.txt:11096 / 11160
-    }
-}
-
-/// Whether any instruction of the function reads `v`.
-fn is_used(ctx: &Ctx<'_>, v: Value) -> bool {
-    let func = ctx.func;
-    func.insts_in_layout().any(|(_, i)| {
-        let data = &func.dfg.insts[i];
-        data.args().contains(&v) || data.block_calls().iter().any(|c| c.args.contains(&v))
-    })
-}
-
-/// `atomic_rmw.op ptr, value`: relaxed (monotonic) at any scope. For monotonic RMW the
-/// memory-model tables give the plain atomic at every scope on GFX10-GFX11
-/// (AMDGPUUsage-new.txt, GFX10-GFX11 table: "atomicrmw monotonic - singlethread - wavefront -
-/// workgroup - agent - system - global - generic: 1. buffer/global/flat_atomic"), and on
-/// GFX942 up to agent scope, system scope adding `sc1=1` (AMDGPUUsage-new.txt:8788-8793); an
-/// LDS atomic is the plain `ds_*` operation. On global memory, release, acquire, acq_rel and
-/// seq_cst at workgroup scope and wider wrap the atomic in the release waits
-/// ([`release_before_store`]) and the acquire waits and invalidates ([`acquire_after_rmw`]);
-/// the ordered LDS forms and gfx942's tgsplit forms are not selected yet.
-fn atomic_rmw(
-    ctx: &mut Ctx<'_>,
-    op: RmwOp,
-    ptr: Value,
-    value: Value,
-    sync: SyncInfo,
-    result: Value,
-) -> Result<(), IselError> {
-    let ty = ctx.func.dfg.value_type(value);
-    let opcodes = rmw_opcodes(op).filter(|_| ty.bits() == 32 && !ty.is_float());
-    let Some((global, lds, lds_rtn)) = opcodes else {
-        return Err(
-            ctx.unsupported(format!("atomic_rmw.{} on {ty} (only integer operations on 32 bits so far)", op.name()))
-        );
-    };
-    let shared = is_shared(ctx, ptr);
-    let (release, acquire) = match sync.ordering {
-        Ordering::Relaxed => (false, false),
-        Ordering::Acquire => (false, true),
-        Ordering::Release => (true, false),
-        Ordering::AcqRel | Ordering::SeqCst => (true, true),
-    };
-    let ordered = (release || acquire) && !matches!(sync.scope, Scope::Singlethread | Scope::Wavefront);
-    if shared && ordered {
-        return Err(ctx.unsupported(format!("a {} LDS atomic_rmw (only relaxed so far)", sync.ordering.name())));
-    }
-    if ordered && ctx.family == Family::Gfx9 && ctx.target.tgsplit {
-        return Err(ctx.unsupported(format!("a {} atomic_rmw in tgsplit mode", sync.ordering.name())));
-    }
-    if sync.av_none && ordered {
-        return Err(ctx.unsupported("an atomic_rmw with av_none"));
-    }
-    let space = ctx.func.dfg.value_type(ptr).addr_space();
-    if !shared && space != Some(AddrSpace::Global) {
-        let name = space.map_or("?", AddrSpace::name);
-        return Err(ctx.unsupported(format!("an atomic_rmw on {name} memory (global and shared only so far)")));
-    }
-    let returns = is_used(ctx, result);
-    // AMDGPUUsage-new.txt:9522 gives gfx942's release workgroup atomic sc0=1 even without a
-    // return, but on an atomic sc0 asks for the old value and llvm-mc-19 rejects it on the
-    // no-return form ("invalid operand for instruction"): we follow LLVM and encode the
-    // no-return atomic without sc0 (the returning form has sc0 anyway).
-    if ordered && release {
-        release_before_store(ctx, sync.scope);
-    }
-    let data = ctx.val(value)?;
-    let data = ctx.as_class(data, RegClass::V1)?;
-    let dst = ctx.temp(RegClass::V1);
-    if shared {
-        match lds.filter(|_| !returns) {
-            Some(opcode) => emit_ds(ctx, opcode, &[], ptr, Some(data))?,
-            None => emit_ds(ctx, lds_rtn, &[Def::temp(dst)], ptr, Some(data))?,
-        }
-    } else {
-        let addr = address(ctx, ptr)?;
-        let ops = [Operand::temp(addr), Operand::temp(data)];
-        // gfx942 system scope: "buffer/global/flat_atomic sc1=1" (AMDGPUUsage-new.txt:8792,
-        // 9055-9056, 10059-10060).
-        let sc1 = if ctx.family == Family::Gfx9 && sync.scope == Scope::System { 4 } else { 0 };
-        if returns {
-            let mut inst = mir::Inst::new(global, &[Def::temp(dst)], &ops);
-            // glc (gfx11) or sc0 (gfx942): return the old value.
-            inst.fields.cpol = CachePolicy(1 | sc1);
-            ctx.emit(inst);
-        } else {
-            let mut inst = mir::Inst::new(global, &[], &ops);
-            inst.fields.cpol = CachePolicy(sc1);
-            ctx.emit(inst);
-        }
-        if ordered && acquire {
-            acquire_after_rmw(ctx, sync.scope, returns);
-        }
-    }
-    // The old value is divergent (see `crate::divergence`); unused, it is never read.
-    ctx.set(result, Val::Temp(dst));
     Ok(())
 }

@@ -3,7 +3,11 @@
 //! helpers every topic shares (temporaries, operands, vectors, and the VALU and SALU builders
 //! that legalize operands); [`inputs`] the kernel's inputs (`p_startpgm`, kernarg loads, the
 //! geometry values); [`alu`] arithmetic, compares, conversions and pointer arithmetic;
-//! [`memory`] loads, stores, atomics and barriers; [`wave`] wave reductions; [`control`] the block structure, phis, branches and switches,
+//! [`divide`] integer division and remainder; [`mod@f64`] f64 arithmetic, 64-bit selects and the
+//! conversions involving f64 or 64-bit integers;
+//! [`memory`] loads, stores, atomics and barriers, with [`memory_model`] their AMDGPUUsage
+//! waits and cache operations and [`atomic_expand`] the compare-and-swap loops built before
+//! selection for float atomics a target lacks; [`wave`] wave reductions; [`control`] the block structure, phis, branches and switches,
 //! and [`loops`] the loops, both with the exec-mask sequences of [`crate::exec_mask`];
 //! [`cleanup`] drops the phis and instructions that turned out unneeded.
 //!
@@ -16,7 +20,7 @@
 //!     │   ├─ alu / memory                   uniform → SALU/SMEM into SGPRs, divergent → VALU/VMEM
 //!     │   ├─ loops                          header, latch, exit; breaks and continues
 //!     │   └─ exec_mask                      saveexec / invert / restore, masks of escaping lanes
-//!     ▼ cleanup                             trivial phis, dead code; barrier waits pruned
+//!     ▼ cleanup                             trivial phis, dead code; memory-model waits pruned
 //!  Selected { mir, inputs, explicit_args, kernarg, lds_bytes, private_bytes }
 //! ```
 //!
@@ -36,11 +40,18 @@
 //! to VCC. [`crate::strip_implicit`] gives the encoder's form.
 
 mod alu;
+mod atomic_expand;
 mod cleanup;
 mod control;
+mod divide;
+mod f64;
 mod inputs;
+mod int64;
+mod linear_ssa;
 mod loops;
+mod math;
 mod memory;
+mod memory_model;
 mod wave;
 
 use crate::divergence::Divergence;
@@ -86,6 +97,9 @@ pub struct Selected {
 
 /// Selects `kernel` of `module` for `target`.
 pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Selected, IselError> {
+    let family_of = Family::of(target.generation());
+    let expanded = family_of.and_then(|family| atomic_expand::expand(module, kernel, family));
+    let module = expanded.as_ref().unwrap_or(module);
     let func = &module.functions[kernel];
     if !func.is_kernel() {
         return Err(IselError::NotAKernel { func: func.name.clone() });
@@ -128,22 +142,23 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
         splits: HashMap::new(),
         cur_inst: None,
         specials: Vec::new(),
-        mask_uses: None,
+        value_uses: None,
     };
     let (inputs, explicit_args, kernarg) = inputs::prologue(&mut ctx)?;
     control::function_body(&mut ctx)?;
     let mut mir = ctx.mir;
+    linear_ssa::run(&mut mir);
     cleanup::run(&mut mir);
-    memory::prune_barrier_waits(&mut mir);
+    memory_model::prune_waits(&mut mir);
     let lds_bytes = inputs::lds_bytes(func);
     let private_bytes = inputs::private_bytes(func);
     Ok(Selected { mir, inputs, explicit_args, kernarg, lds_bytes, private_bytes })
 }
 
-/// Where a divergent boolean is defined (for an instruction result) and the blocks whose
+/// Where an IR value is defined (for an instruction result) and the blocks whose
 /// instructions read it.
 #[derive(Clone, Debug, Default)]
-struct MaskUses {
+struct ValueUses {
     def: PackedOption<Block>,
     blocks: SmallVec<[Block; 2]>,
 }
@@ -195,9 +210,8 @@ pub(crate) struct Ctx<'a> {
     /// How many more IR blocks may be selected (blocks reached along several paths are
     /// selected once on each; this bounds the copies).
     budget: u32,
-    /// Where the divergent booleans are defined and read, once a loop needs it (see
-    /// [`Ctx::live_out_masks`]).
-    mask_uses: Option<SecondaryMap<Value, MaskUses>>,
+    /// Where the values are defined and read, once a loop needs it (see [`Ctx::live_out`]).
+    value_uses: Option<SecondaryMap<Value, ValueUses>>,
     /// The dwords of a temporary, split in a block: reused there instead of splitting again.
     splits: HashMap<(Temp, u32), SmallVec<[Temp; 4]>>,
     /// The IR instruction being selected, for error messages.
@@ -244,48 +258,52 @@ impl Ctx<'_> {
         }
     }
 
-    /// The divergent booleans defined in `lp` and read by an instruction outside it.
-    pub fn live_out_masks(&mut self, lp: Loop) -> Vec<Value> {
+    /// The values defined in `lp` and read by an instruction outside it: the divergent
+    /// booleans (lane masks) and the others.
+    pub fn live_out(&mut self, lp: Loop) -> (Vec<Value>, Vec<Value>) {
         let func = self.func;
-        let div = &self.div;
-        let uses = self.mask_uses.get_or_insert_with(|| {
-            // Where each divergent boolean is defined and read, found once.
-            let mut uses: SecondaryMap<Value, MaskUses> = SecondaryMap::new();
+        let uses = self.value_uses.get_or_insert_with(|| {
+            // Where each value is defined and read, found once, in layout order (so a block
+            // is recorded once per value by comparing with the last one).
+            let mut uses: SecondaryMap<Value, ValueUses> = SecondaryMap::new();
             for (b, inst) in func.insts_in_layout() {
                 if let Some(r) = func.dfg.inst_result(inst) {
                     uses[r].def = b.into();
                 }
                 for &v in func.dfg.insts[inst].args() {
-                    if div.is_divergent(v) && func.dfg.value_type(v) == Type::I1 && !uses[v].blocks.contains(&b) {
+                    if uses[v].blocks.last() != Some(&b) {
                         uses[v].blocks.push(b);
                     }
                 }
             }
             uses
         });
-        let mut found = Vec::new();
+        let (mut masks, mut others) = (Vec::new(), Vec::new());
         for &b in self.loops.blocks(lp) {
             let data = &func.dfg.blocks[b];
             let defs = data.params.iter().copied().chain(data.insts.iter().filter_map(|&i| func.dfg.inst_result(i)));
             for v in defs {
                 if uses[v].blocks.iter().any(|&u| !self.loops.contains(lp, u)) {
-                    found.push(v);
+                    let mask = self.div.is_divergent(v) && func.dfg.value_type(v) == Type::I1;
+                    if mask {
+                        masks.push(v)
+                    } else {
+                        others.push(v)
+                    }
                 }
             }
         }
-        found
+        (masks, others)
     }
 
-    /// Whether `v` is defined in a block that dominates the IR block being selected.
-    pub fn defined_before(&self, v: Value) -> bool {
+    /// Whether `v` is defined in a block that dominates `block` (for an instruction result,
+    /// known once [`Ctx::live_out`] has run).
+    pub fn defined_above(&self, v: Value, block: Block) -> bool {
         let def = match self.func.dfg.values[v].def {
             ValueDef::Param(d, _) => Some(d),
-            _ => self.mask_uses.as_ref().and_then(|m| m[v].def.expand()),
+            _ => self.value_uses.as_ref().and_then(|m| m[v].def.expand()),
         };
-        match (def, self.ir_block) {
-            (Some(d), Some(b)) => self.domtree.dominates(d, b),
-            _ => false,
-        }
+        def.is_some_and(|d| self.domtree.dominates(d, block))
     }
 
     /// Appends `inst` to the current block.
@@ -537,15 +555,20 @@ impl Ctx<'_> {
             let vop3 = hw::needs_vop3(opcode, family, defs, &ops);
             let mut scalars: SmallVec<[OperandKind; 4]> = SmallVec::new();
             let mut literal = None;
+            let mut literals: SmallVec<[OperandKind; 3]> = SmallVec::new();
             for (i, op) in ops.iter().enumerate() {
                 if is_scalar(op, opcode, family, i) && !scalars.contains(&op.kind) {
                     scalars.push(op.kind);
                 }
                 if matches!(op.kind, OperandKind::Const(_)) && is_scalar(op, opcode, family, i) {
                     literal = literal.or(Some(i));
+                    if !literals.contains(&op.kind) {
+                        literals.push(op.kind);
+                    }
                 }
             }
-            let literal_illegal = vop3 && literal.is_some() && !hw::vop3_literal(family);
+            // One literal per instruction (two distinct ones: the first goes to a VGPR).
+            let literal_illegal = (vop3 && literal.is_some() && !hw::vop3_literal(family)) || literals.len() > 1;
             if scalars.len() <= hw::constant_bus_limit(family, opcode) && !literal_illegal {
                 let mut inst = mir::Inst::new(opcode, defs, &ops);
                 inst.vop3 = vop3 && matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc);
@@ -631,8 +654,10 @@ impl Ctx<'_> {
                 | InstData::DynSharedAddr
                 | InstData::Barrier
                 | InstData::AtomicRmw { .. }
+                | InstData::AtomicCas { .. }
                 | InstData::AtomicLoad { .. }
                 | InstData::AtomicStore { .. }
+                | InstData::AddrSpaceCast { .. }
                 | InstData::Fence { .. } => memory::select(self, data, result)?,
                 InstData::Reduce { op, arg } => wave::reduce(self, *op, *arg, result.expect("reduce has a result"))?,
                 InstData::Ballot { arg } => wave::ballot(self, *arg, result.expect("ballot has a result"))?,
@@ -663,13 +688,14 @@ impl Ctx<'_> {
 }
 
 /// The register class of a value of type `ty`: SGPRs when uniform, VGPRs when divergent, and a
-/// lane mask for a divergent boolean. `None` for sub-dword types, which are not selected yet.
+/// lane mask for a divergent boolean. `None` for the types not selected yet.
 pub(crate) fn class_for(ty: Type, divergent: bool, wave: u32) -> Option<RegClass> {
     let size = match ty {
         Type::I1 if divergent => return Some(RegClass::lane_mask(wave)),
         Type::I1 => 1,
         _ => match ty.bits() {
-            32 => 1,
+            // An f16 lives in the low half of a 32-bit register (see `alu`).
+            16 | 32 => 1,
             64 => 2,
             _ => return None,
         },

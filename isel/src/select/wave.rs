@@ -1,88 +1,307 @@
 //! Wave-level operations: `reduce` over the active lanes, `shuffle`, `ballot` and
-//! `readfirstlane`.
+//! `readfirstlane`, for every type the IR allows them on (a 64-bit value is two dwords).
 //!
-//! `shuffle %v, %lane` of a 32-bit value is `ds_bpermute_b32` with the address `lane * 4`,
-//! which gives 0 for a source lane EXEC disables; a `v_cmp`/`v_cndmask` gives 0 for a lane
-//! index at or past the wave size, as the reference interpreter does. On GFX11 wave64
-//! `ds_bpermute_b32` reaches only the lanes of its own half, and the cross-half form (ACO's
-//! `v_permlane64` and whole-wave mode) is not selected yet.
+//! `shuffle %v, %lane` of a dword is `ds_bpermute_b32` with the address `lane * 4`, which gives
+//! 0 for a source lane EXEC disables; a `v_cmp`/`v_cndmask` gives 0 for a lane index at or past
+//! the wave size, as the reference interpreter does. On GFX11 wave64 `ds_bpermute_b32` reaches
+//! only the lanes of its own half (the ISA's "lane modulo 32"; LLVM 19 leaves
+//! `llvm.amdgcn.ds.bpermute` so), so the source lanes of the other half take ACO's way
+//! (`p_bpermute_permlane`): in whole-wave mode (`s_or_saveexec_b64 -1`) `v_permlane64_b32`
+//! swaps the halves of the data into a linear VGPR and a second `ds_bpermute_b32` reads the
+//! swapped copy, then EXEC comes back and `v_cndmask_b32` picks, per lane, the result of the
+//! half its source lane is in. Unlike ACO, the data is first masked with the saved EXEC
+//! (`v_cndmask_b32` in whole-wave mode), since in whole-wave mode the second bpermute would
+//! otherwise read inactive lanes, which the IR defines as 0. Everything written in whole-wave
+//! mode is a linear VGPR, so no value living in inactive lanes is clobbered.
 //!
 //! `ballot %c` is the lane mask of `c` and EXEC (a uniform `c` selects EXEC or 0 with
 //! `s_cselect`), zero-extended to the `i64` result on wave32. `readfirstlane %v` of a
-//! divergent 32-bit value is `v_readfirstlane_b32`; of a uniform one, the value itself.
+//! divergent value is `v_readfirstlane_b32` per dword; of a uniform one, the value itself.
 //!
 //! A reduction is selected as a straight-line scalar loop unrolled over the lanes: for each
-//! lane `i`, `v_readlane_b32` reads its value, `s_bitcmp1` tests bit `i` of EXEC, and
-//! `s_cselect_b32` keeps the value or the operation's identity, which the SALU operation adds
-//! into the accumulator. It needs no control flow and no whole-wave mode (inactive lanes are
-//! read, never written), at the cost of four scalar instructions per lane; DPP row operations
-//! (ACO's `emit_reduction`) are the faster form to come. The result, the same for every lane,
-//! is in an SGPR, as the divergence analysis expects of a `reduce`. A uniform value needs no
-//! loop: its `and`, `or`, `min` and `max` over the active lanes are itself, its sum is itself
-//! times the number of active lanes (`s_bcnt1` of EXEC), and its `xor` itself times that
-//! number's parity.
+//! lane `i`, `v_readlane_b32` reads its dwords, `s_bitcmp1` tests bit `i` of EXEC, and
+//! `s_cselect_b32` keeps the dwords or the operation's identity, which the operation folds into
+//! the accumulator. It needs no control flow and no whole-wave mode (inactive lanes are read,
+//! never written), and it combines the lanes in lane order, which a float sum needs to give the
+//! reference interpreter's bits; DPP row operations (ACO's `emit_reduction`) are the faster
+//! form to come for the integer ones. Integer steps are SALU: `i32` ones directly, `i64` add as
+//! `s_add_u32`/`s_addc_u32`, the bitwise ones dword by dword, and the 64-bit minimum and
+//! maximum as an unsigned compare through the borrow of `s_sub_u32`/`s_subb_u32` and two
+//! `s_cselect_b32` (signed ones on values whose sign bit is flipped, which orders them as
+//! unsigned). Float steps are VALU (`v_add`, `v_min`, `v_max` of f16, f32, f64) on an
+//! accumulator that every lane holds; `fmin`/`fmax` first canonicalize the lanes (`v_max x, x`)
+//! so a signalling NaN loses to a number as in the interpreter, and their identity is a quiet
+//! NaN; a sum's identity is -0. The result, the same for every lane, is in SGPRs, as the
+//! divergence analysis expects of a `reduce`. A uniform integer needs no loop: its `and`, `or`,
+//! `min` and `max` over the active lanes are itself, its sum is itself times the number of
+//! active lanes (`s_bcnt1` of EXEC), and its `xor` itself times that number's parity; a
+//! uniform float's `fmin`/`fmax` is itself and its sum goes through the loop.
 
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{ReduceOp, Type, Value};
 use isa::mir::{self, Def, Operand};
-use isa::opcode::Opcode;
-use isa::reg::{PhysReg, RegClass, Temp};
+use isa::opcode::{Family, Opcode};
+use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use smallvec::SmallVec;
 
-/// The SALU operation and identity of an integer reduction; `None` for the float ones, not
-/// selected yet.
-fn salu_of(op: ReduceOp) -> Option<(Opcode, u32)> {
-    Some(match op {
-        ReduceOp::Add => (Opcode::SAddU32, 0),
-        ReduceOp::Smin => (Opcode::SMinI32, i32::MAX as u32),
-        ReduceOp::Smax => (Opcode::SMaxI32, i32::MIN as u32),
-        ReduceOp::Umin => (Opcode::SMinU32, u32::MAX),
-        ReduceOp::Umax => (Opcode::SMaxU32, 0),
-        ReduceOp::And => (Opcode::SAndB32, u32::MAX),
-        ReduceOp::Or => (Opcode::SOrB32, 0),
-        ReduceOp::Xor => (Opcode::SXorB32, 0),
-        ReduceOp::Fadd | ReduceOp::Fmin | ReduceOp::Fmax => return None,
-    })
+/// The dwords of one value.
+type Parts = SmallVec<[Operand; 2]>;
+
+/// How a reduction folds one lane into the accumulator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Step {
+    /// A 32-bit SALU operation.
+    Salu(Opcode),
+    /// A 64-bit add through SCC.
+    Add64,
+    /// A 64-bit bitwise operation, dword by dword.
+    Bits64(Opcode),
+    /// A 64-bit unsigned minimum or maximum.
+    MinMax64 {
+        /// The maximum.
+        max: bool,
+    },
+    /// A VALU float operation.
+    Float(Opcode),
+}
+
+/// A reduction's step, its identity, whether the values are biased by the sign bit (a signed
+/// 64-bit minimum or maximum done unsigned), and its dwords; `None` where the IR does not
+/// allow the operation on the type.
+fn plan(op: ReduceOp, ty: Type) -> Option<(Step, u64, bool, u8)> {
+    use Opcode::*;
+    let float = |add, min, max, nan: u64, neg_zero: u64| match op {
+        ReduceOp::Fadd => Some((Step::Float(add), neg_zero, false)),
+        ReduceOp::Fmin => Some((Step::Float(min), nan, false)),
+        ReduceOp::Fmax => Some((Step::Float(max), nan, false)),
+        _ => None,
+    };
+    let (step, identity, bias) = match ty {
+        Type::I32 => {
+            let (opcode, identity) = match op {
+                ReduceOp::Add => (SAddU32, 0),
+                ReduceOp::Smin => (SMinI32, i32::MAX as u32),
+                ReduceOp::Smax => (SMaxI32, i32::MIN as u32),
+                ReduceOp::Umin => (SMinU32, u32::MAX),
+                ReduceOp::Umax => (SMaxU32, 0),
+                ReduceOp::And => (SAndB32, u32::MAX),
+                ReduceOp::Or => (SOrB32, 0),
+                ReduceOp::Xor => (SXorB32, 0),
+                ReduceOp::Fadd | ReduceOp::Fmin | ReduceOp::Fmax => return None,
+            };
+            (Step::Salu(opcode), u64::from(identity), false)
+        }
+        Type::I64 => match op {
+            ReduceOp::Add => (Step::Add64, 0, false),
+            ReduceOp::And => (Step::Bits64(SAndB32), u64::MAX, false),
+            ReduceOp::Or => (Step::Bits64(SOrB32), 0, false),
+            ReduceOp::Xor => (Step::Bits64(SXorB32), 0, false),
+            // Biased, i64::MAX is u64::MAX and i64::MIN is 0.
+            ReduceOp::Umin | ReduceOp::Smin => (Step::MinMax64 { max: false }, u64::MAX, op == ReduceOp::Smin),
+            ReduceOp::Umax | ReduceOp::Smax => (Step::MinMax64 { max: true }, 0, op == ReduceOp::Smax),
+            ReduceOp::Fadd | ReduceOp::Fmin | ReduceOp::Fmax => return None,
+        },
+        Type::F16 => float(VAddF16, VMinF16, VMaxF16, 0x7e00, 0x8000)?,
+        Type::F32 => float(VAddF32, VMinF32, VMaxF32, 0x7fc0_0000, 0x8000_0000)?,
+        Type::F64 => float(VAddF64, VMinF64, VMaxF64, 0x7ff8 << 48, 1 << 63)?,
+        _ => return None,
+    };
+    Some((step, identity, bias, if ty.bits() == 64 { 2 } else { 1 }))
 }
 
 /// Selects `reduce.op arg`.
 pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value) -> Result<(), IselError> {
     let ty = ctx.func.dfg.value_type(arg);
-    let Some((opcode, identity)) = salu_of(op).filter(|_| ty == Type::I32) else {
-        return Err(ctx.unsupported(format!("reduce.{} on {ty} (only integer reductions on i32 so far)", op.name())));
+    let Some((step, identity, bias, dwords)) = plan(op, ty) else {
+        return Err(ctx.unsupported(format!("reduce.{} on {ty}", op.name())));
     };
     let val = ctx.val(arg)?;
-    if !ctx.div.is_divergent(arg) {
-        let v = ctx.as_class(val, RegClass::S1)?;
-        let r = match op {
-            ReduceOp::Add | ReduceOp::Xor => uniform_times_active(ctx, v, op == ReduceOp::Xor),
-            _ => v,
-        };
+    let divergent = ctx.div.is_divergent(arg);
+    if !divergent && !matches!(step, Step::Float(_)) {
+        let r = uniform_int(ctx, op, val, dwords)?;
         ctx.set(result, Val::Temp(r));
         return Ok(());
     }
-    let v = ctx.as_class(val, RegClass::V1)?;
-    let bitcmp = if ctx.wave == 64 { Opcode::SBitcmp1B64 } else { Opcode::SBitcmp1B32 };
-    let mut acc = Operand::constant(identity);
-    for lane in 0..ctx.wave {
-        let x = ctx.temp(RegClass::S1);
-        ctx.emit(mir::Inst::new(Opcode::VReadlaneB32, &[Def::temp(x)], &[Operand::temp(v), Operand::constant(lane)]));
-        let scc = ctx.temp(RegClass::S1);
-        let exec = ctx.exec();
-        ctx.salu(bitcmp, &[Def::fixed(scc, PhysReg::SCC)], &[exec, Operand::constant(lane)]);
-        let kept = ctx.temp(RegClass::S1);
-        ctx.salu(
-            Opcode::SCselectB32,
-            &[Def::temp(kept)],
-            &[Operand::temp(x), Operand::constant(identity), Operand::fixed(scc, PhysReg::SCC)],
-        );
-        let next = ctx.temp(RegClass::S1);
-        ctx.salu(opcode, &[Def::temp(next), Ctx::scc_clobber()], &[acc, Operand::temp(kept)]);
-        acc = Operand::temp(next);
+    if !divergent && op != ReduceOp::Fadd {
+        ctx.set(result, val);
+        return Ok(());
     }
-    let Some(t) = acc.temp_of() else { unreachable!("a wave has lanes") };
-    ctx.set(result, Val::Temp(t));
+    let rc = if divergent { RegClass::vgpr(dwords) } else { RegClass::sgpr(dwords) };
+    let mut v = ctx.as_class(val, rc)?;
+    if divergent {
+        v = prepare_lanes(ctx, step, v, bias);
+    }
+    let parts: Parts = if dwords == 1 { [Operand::temp(v)].into_iter().collect() } else { dwords_of(ctx, v) };
+    let ids: Parts = (0..dwords).map(|i| Operand::constant((identity >> (32 * i)) as u32)).collect();
+    let bitcmp = if ctx.wave == 64 { Opcode::SBitcmp1B64 } else { Opcode::SBitcmp1B32 };
+    let mut acc: Option<Parts> = None;
+    for lane in 0..ctx.wave {
+        let x: Parts = if divergent {
+            parts
+                .iter()
+                .map(|&p| {
+                    let s = ctx.temp(RegClass::S1);
+                    ctx.emit(mir::Inst::new(Opcode::VReadlaneB32, &[Def::temp(s)], &[p, Operand::constant(lane)]));
+                    Operand::temp(s)
+                })
+                .collect()
+        } else {
+            parts.clone()
+        };
+        let active = ctx.temp(RegClass::S1);
+        let exec = ctx.exec();
+        ctx.salu(bitcmp, &[Def::fixed(active, PhysReg::SCC)], &[exec, Operand::constant(lane)]);
+        let mut kept: Parts = x.iter().zip(&ids).map(|(&x, &id)| cselect(ctx, active, x, id)).collect();
+        if matches!(step, Step::Float(_)) && kept.len() == 2 {
+            kept = [Operand::temp(ctx.create_vector(RegClass::S2, &kept))].into_iter().collect();
+        }
+        acc = Some(match acc {
+            None => kept,
+            Some(a) => fold(ctx, step, &a, &kept),
+        });
+    }
+    let Some(mut acc) = acc else { unreachable!("a wave has lanes") };
+    if bias {
+        acc[1] = sign_flip_scalar(ctx, acc[1]);
+    }
+    let mut r = match acc.as_slice() {
+        [one] => one.temp_of().expect("a folded value is a temporary"),
+        many => ctx.create_vector(RegClass::sgpr(dwords), many),
+    };
+    if r.rc.ty == RegType::Vgpr {
+        r = ctx.readfirstlane(r);
+    }
+    ctx.set(result, Val::Temp(r));
     Ok(())
+}
+
+/// The lanes of a divergent reduction as the loop reads them: canonicalized for a float
+/// minimum or maximum, with the sign bit flipped for a signed 64-bit one.
+fn prepare_lanes(ctx: &mut Ctx<'_>, step: Step, v: Temp, bias: bool) -> Temp {
+    if let Some(max) = match step {
+        Step::Float(op) => canonicalizer(op),
+        _ => None,
+    } {
+        let c = ctx.temp(v.rc);
+        ctx.valu(max, &[Def::temp(c)], &[Operand::temp(v), Operand::temp(v)]);
+        return c;
+    }
+    if !bias {
+        return v;
+    }
+    let [lo, hi] = [0, 1].map(|i| Operand::temp(ctx.split(v)[i]));
+    let flipped = ctx.temp(RegClass::V1);
+    ctx.valu(Opcode::VXorB32, &[Def::temp(flipped)], &[Operand::constant(0x8000_0000), hi]);
+    ctx.create_vector(RegClass::V2, &[lo, Operand::temp(flipped)])
+}
+
+/// The `v_max` that canonicalizes the operands of a float minimum or maximum `op`.
+fn canonicalizer(op: Opcode) -> Option<Opcode> {
+    use Opcode::*;
+    match op {
+        VMinF16 | VMaxF16 => Some(VMaxF16),
+        VMinF32 | VMaxF32 => Some(VMaxF32),
+        VMinF64 | VMaxF64 => Some(VMaxF64),
+        _ => None,
+    }
+}
+
+/// The dwords of a tuple as operands.
+fn dwords_of(ctx: &mut Ctx<'_>, t: Temp) -> Parts {
+    ctx.split(t).iter().map(|&p| Operand::temp(p)).collect()
+}
+
+/// `s_cselect_b32`: `x` where `scc` holds, else `y`.
+fn cselect(ctx: &mut Ctx<'_>, scc: Temp, x: Operand, y: Operand) -> Operand {
+    let r = ctx.temp(RegClass::S1);
+    ctx.salu(Opcode::SCselectB32, &[Def::temp(r)], &[x, y, Operand::fixed(scc, PhysReg::SCC)]);
+    Operand::temp(r)
+}
+
+/// A SALU operation with one 32-bit result that writes SCC as a side effect.
+fn salu32(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand]) -> Operand {
+    let r = ctx.temp(RegClass::S1);
+    ctx.salu(opcode, &[Def::temp(r), Ctx::scc_clobber()], ops);
+    Operand::temp(r)
+}
+
+/// `x` with its sign bit flipped, in an SGPR.
+fn sign_flip_scalar(ctx: &mut Ctx<'_>, x: Operand) -> Operand {
+    salu32(ctx, Opcode::SXorB32, &[x, Operand::constant(0x8000_0000)])
+}
+
+/// Folds the kept dwords of one lane into the accumulator `a`.
+fn fold(ctx: &mut Ctx<'_>, step: Step, a: &[Operand], k: &[Operand]) -> Parts {
+    match step {
+        Step::Salu(opcode) => [salu32(ctx, opcode, &[a[0], k[0]])].into_iter().collect(),
+        Step::Bits64(opcode) => (0..2).map(|i| salu32(ctx, opcode, &[a[i], k[i]])).collect(),
+        Step::Add64 => {
+            let (lo, hi, carry) = (ctx.temp(RegClass::S1), ctx.temp(RegClass::S1), ctx.temp(RegClass::S1));
+            ctx.salu(Opcode::SAddU32, &[Def::temp(lo), Def::fixed(carry, PhysReg::SCC)], &[a[0], k[0]]);
+            ctx.salu(
+                Opcode::SAddcU32,
+                &[Def::temp(hi), Ctx::scc_clobber()],
+                &[a[1], k[1], Operand::fixed(carry, PhysReg::SCC)],
+            );
+            [Operand::temp(lo), Operand::temp(hi)].into_iter().collect()
+        }
+        Step::MinMax64 { max } => {
+            // The borrow of a - k is a < k (unsigned).
+            let (lo, hi, borrow, less) =
+                (ctx.temp(RegClass::S1), ctx.temp(RegClass::S1), ctx.temp(RegClass::S1), ctx.temp(RegClass::S1));
+            ctx.salu(Opcode::SSubU32, &[Def::temp(lo), Def::fixed(borrow, PhysReg::SCC)], &[a[0], k[0]]);
+            ctx.salu(
+                Opcode::SSubbU32,
+                &[Def::temp(hi), Def::fixed(less, PhysReg::SCC)],
+                &[a[1], k[1], Operand::fixed(borrow, PhysReg::SCC)],
+            );
+            let (x, y) = if max { (k, a) } else { (a, k) };
+            (0..2).map(|i| cselect(ctx, less, x[i], y[i])).collect()
+        }
+        Step::Float(opcode) => {
+            // The value whole: a float step reads and writes tuples.
+            let r = ctx.temp(RegClass::vgpr(k[0].rc().map_or(1, |rc| rc.size)));
+            ctx.valu(opcode, &[Def::temp(r)], &[k[0], a[0]]);
+            [Operand::temp(r)].into_iter().collect()
+        }
+    }
+}
+
+/// The reduction of a uniform integer: itself, or for a sum (an `xor`) itself times the number
+/// of active lanes (its parity).
+fn uniform_int(ctx: &mut Ctx<'_>, op: ReduceOp, val: Val, dwords: u8) -> Result<Temp, IselError> {
+    let v = ctx.as_class(val, RegClass::sgpr(dwords))?;
+    if !matches!(op, ReduceOp::Add | ReduceOp::Xor) {
+        return Ok(v);
+    }
+    let bcnt = if ctx.wave == 64 { Opcode::SBcnt1I32B64 } else { Opcode::SBcnt1I32B32 };
+    let exec = ctx.exec();
+    let count = salu32(ctx, bcnt, &[exec]);
+    let factor = if op == ReduceOp::Xor { salu32(ctx, Opcode::SAndB32, &[count, Operand::constant(1)]) } else { count };
+    let mul = |ctx: &mut Ctx<'_>, opcode, x| {
+        let r = ctx.temp(RegClass::S1);
+        ctx.salu(opcode, &[Def::temp(r)], &[x, factor]);
+        Operand::temp(r)
+    };
+    if dwords == 1 {
+        return Ok(mul(ctx, Opcode::SMulI32, Operand::temp(v)).temp_of().expect("a product is a temporary"));
+    }
+    let [lo, hi] = [0, 1].map(|i| Operand::temp(ctx.split(v)[i]));
+    let low = mul(ctx, Opcode::SMulI32, lo);
+    let carry = mul(ctx, Opcode::SMulHiU32, lo);
+    let cross = mul(ctx, Opcode::SMulI32, hi);
+    let high = salu32(ctx, Opcode::SAddU32, &[carry, cross]);
+    Ok(ctx.create_vector(RegClass::S2, &[low, high]))
+}
+
+/// The dwords a value of `ty` takes in registers (1 or 2).
+fn dwords_for(ctx: &Ctx<'_>, ty: Type, what: &str) -> Result<u8, IselError> {
+    match ty.bits() {
+        2..=32 => Ok(1),
+        64 => Ok(2),
+        _ => Err(ctx.unsupported(format!("{what} of {ty}"))),
+    }
 }
 
 /// Selects `ballot %arg`: an SGPR pair with bit i set for each active lane i where `arg` holds.
@@ -104,65 +323,95 @@ pub(super) fn ballot(ctx: &mut Ctx<'_>, arg: Value, result: Value) -> Result<(),
     Ok(())
 }
 
-/// Selects `shuffle %v, %lane` of a 32-bit value.
+/// Selects `shuffle %v, %lane`.
 pub(super) fn shuffle(ctx: &mut Ctx<'_>, v: Value, lane: Value, result: Value) -> Result<(), IselError> {
-    let ty = ctx.func.dfg.value_type(v);
-    if ty.bits() != 32 {
-        return Err(ctx.unsupported(format!("shuffle of {ty} (only 32-bit values so far)")));
-    }
-    if ctx.wave == 64 && ctx.family == isa::opcode::Family::Gfx11 {
-        return Err(ctx.unsupported("shuffle on GFX11 wave64 (ds_bpermute_b32 stays within each half)"));
-    }
+    let dwords = dwords_for(ctx, ctx.func.dfg.value_type(v), "shuffle")?;
     let data = ctx.val(v)?;
-    let data = ctx.as_class(data, RegClass::V1)?;
+    let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
+    let parts: SmallVec<[Temp; 4]> = if dwords == 1 { [data].into_iter().collect() } else { ctx.split(data) };
     let l = ctx.operand(lane)?;
     let addr = ctx.temp(RegClass::V1);
     ctx.valu(Opcode::VLshlrevB32, &[Def::temp(addr)], &[Operand::constant(2), l]);
-    let moved = ctx.temp(RegClass::V1);
-    ctx.emit(mir::Inst::new(Opcode::DsBpermuteB32, &[Def::temp(moved)], &[Operand::temp(addr), Operand::temp(data)]));
+    let mut moved: SmallVec<[Temp; 2]> =
+        parts.iter().map(|&p| bpermute(ctx, RegClass::V1, addr, Operand::temp(p))).collect();
+    if ctx.wave == 64 && ctx.family == Family::Gfx11 {
+        moved = cross_half(ctx, l, addr, &parts, &moved);
+    }
     let in_range = ctx.temp(ctx.lm());
     ctx.valu(Opcode::VCmpGtU32, &[Def::temp(in_range)], &[Operand::constant(ctx.wave), l]);
-    let r = ctx.temp(RegClass::V1);
-    ctx.valu(
-        Opcode::VCndmaskB32,
-        &[Def::temp(r)],
-        &[Operand::constant(0), Operand::temp(moved), Operand::temp(in_range)],
-    );
+    let results: SmallVec<[Operand; 2]> = moved
+        .iter()
+        .map(|&m| Operand::temp(cndmask(ctx, RegClass::V1, Operand::constant(0), Operand::temp(m), in_range)))
+        .collect();
+    let r = match results.as_slice() {
+        [one] => one.temp_of().expect("a selected dword"),
+        two => ctx.create_vector(RegClass::V2, two),
+    };
     ctx.set(result, Val::Temp(r));
     Ok(())
 }
 
-/// Selects `readfirstlane %arg` of a 32-bit value.
+/// `ds_bpermute_b32` of `data` from the lanes `addr / 4` names, into a temporary of class `rc`.
+fn bpermute(ctx: &mut Ctx<'_>, rc: RegClass, addr: Temp, data: Operand) -> Temp {
+    let r = ctx.temp(rc);
+    ctx.emit(mir::Inst::new(Opcode::DsBpermuteB32, &[Def::temp(r)], &[Operand::temp(addr), data]));
+    r
+}
+
+/// `v_cndmask_b32`: `t` in the lanes of `mask`, `f` in the others, into class `rc`.
+fn cndmask(ctx: &mut Ctx<'_>, rc: RegClass, f: Operand, t: Operand, mask: Temp) -> Temp {
+    let r = ctx.temp(rc);
+    ctx.valu(Opcode::VCndmaskB32, &[Def::temp(r)], &[f, t, Operand::temp(mask)]);
+    r
+}
+
+/// GFX11 wave64: the dwords `parts` shuffled by lane index `l` across the halves, given `own`,
+/// their bpermutes within each half (see the module's paragraph).
+fn cross_half(ctx: &mut Ctx<'_>, l: Operand, addr: Temp, parts: &[Temp], own: &[Temp]) -> SmallVec<[Temp; 2]> {
+    // The lanes whose source is in the other half: bit 5 of the index differs from the lane's.
+    let bit5 = ctx.temp(RegClass::V1);
+    ctx.valu(Opcode::VAndB32, &[Def::temp(bit5)], &[Operand::constant(32), l]);
+    let high_source = ctx.temp(RegClass::S2);
+    ctx.valu(Opcode::VCmpNeU32, &[Def::temp(high_source)], &[Operand::constant(0), Operand::temp(bit5)]);
+    let [lo, hi] = [0, 1].map(|i| Operand::temp(ctx.split(high_source)[i]));
+    let low_source = salu32(ctx, Opcode::SNotB32, &[hi]);
+    let other_half = ctx.create_vector(RegClass::S2, &[lo, low_source]);
+    // Whole-wave mode: everything written is a linear VGPR.
+    let saved = ctx.temp(RegClass::S2);
+    let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
+    ctx.emit(mir::Inst::new(
+        Opcode::SOrSaveexecB64,
+        &[Def::temp(saved), exec_def, Ctx::scc_clobber()],
+        &[Operand::constant(u32::MAX), exec],
+    ));
+    let lin = RegClass::linear_vgpr(1);
+    let far: SmallVec<[Temp; 2]> = parts
+        .iter()
+        .map(|&p| {
+            let masked = cndmask(ctx, lin, Operand::constant(0), Operand::temp(p), saved);
+            let swapped = ctx.temp(lin);
+            ctx.emit(mir::Inst::new(Opcode::VPermlane64B32, &[Def::temp(swapped)], &[Operand::temp(masked)]));
+            bpermute(ctx, lin, addr, Operand::temp(swapped))
+        })
+        .collect();
+    let exec_def = ctx.exec_def();
+    ctx.emit(mir::Inst::new(Opcode::SMovB64, &[exec_def], &[Operand::temp(saved)]));
+    own.iter()
+        .zip(&far)
+        .map(|(&o, &f)| cndmask(ctx, RegClass::V1, Operand::temp(o), Operand::temp(f), other_half))
+        .collect()
+}
+
+/// Selects `readfirstlane %arg`.
 pub(super) fn readfirstlane(ctx: &mut Ctx<'_>, arg: Value, result: Value) -> Result<(), IselError> {
-    let ty = ctx.func.dfg.value_type(arg);
-    if ty.bits() != 32 {
-        return Err(ctx.unsupported(format!("readfirstlane of {ty} (only 32-bit values so far)")));
-    }
+    let dwords = dwords_for(ctx, ctx.func.dfg.value_type(arg), "readfirstlane")?;
     let val = ctx.val(arg)?;
     if !ctx.div.is_divergent(arg) {
         ctx.set(result, val);
         return Ok(());
     }
-    let v = ctx.as_class(val, RegClass::V1)?;
+    let v = ctx.as_class(val, RegClass::vgpr(dwords))?;
     let s = ctx.readfirstlane(v);
     ctx.set(result, Val::Temp(s));
     Ok(())
-}
-
-/// `v` times the number of active lanes, or times its parity when `parity`.
-fn uniform_times_active(ctx: &mut Ctx<'_>, v: Temp, parity: bool) -> Temp {
-    let bcnt = if ctx.wave == 64 { Opcode::SBcnt1I32B64 } else { Opcode::SBcnt1I32B32 };
-    let count = ctx.temp(RegClass::S1);
-    let exec = ctx.exec();
-    ctx.salu(bcnt, &[Def::temp(count), Ctx::scc_clobber()], &[exec]);
-    let factor = if parity {
-        let odd = ctx.temp(RegClass::S1);
-        ctx.salu(Opcode::SAndB32, &[Def::temp(odd), Ctx::scc_clobber()], &[Operand::temp(count), Operand::constant(1)]);
-        odd
-    } else {
-        count
-    };
-    let r = ctx.temp(RegClass::S1);
-    ctx.salu(Opcode::SMulI32, &[Def::temp(r)], &[Operand::temp(v), Operand::temp(factor)]);
-    r
 }

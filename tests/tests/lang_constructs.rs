@@ -602,6 +602,10 @@ fn atomics_and_fences() {
         let floats = args.buf(&[0.0f32, 100.0, -1.0, 1000.0, 0.0]);
         let wide = args.buf(&[0u64, 0, 0]);
         let doubles = args.buf(&[0.0f64, 0.0]);
+        // Which exchange comes last, and which compare-and-swap from 0 comes first, is up to
+        // the order the work-items run in.
+        args.unordered(counters, &[7, 8]);
+        args.unordered(wide, &[2]);
         args.run(&m, "atomics", &linear(n, 64, ws));
         let c = args.u32s(counters);
         let all = 0..n;

@@ -41,11 +41,26 @@ fn bad_mir_gives_located_errors() {
         ("", "line 1: empty input"),
         ("function k (wave48):\n", "line 1: wave size 48 is neither 32 nor 64"),
         ("function k (wave32):\n  s_endpgm\n", "line 2: an instruction before the first block"),
-        ("function k (wave32):\nBB1: /* logical preds:  / linear preds:  */\n", "line 2: expected block BB0, found `BB1`"),
-        ("function k (wave32):\nBB0: /* logical preds:  / linear preds:  */\n  %0:s1 = s_frobnicate\n", "line 3: unknown opcode `s_frobnicate`"),
-        ("function k (wave32):\nBB0: /* logical preds:  / linear preds:  */\n  %0:q1 = s_mov_b32 0x1\n", "line 3: `%0:q1`: unknown register class `q1`"),
-        ("function k (wave32):\nBB0: /* logical preds:  / linear preds:  */\n  s_endpgm frob:1\n", "line 3: unknown field `frob`"),
-        ("function k (wave32):\nBB0: /* logical preds: BB7 / linear preds:  */\n", "line 2: BB0 names predecessor BB7, which does not exist"),
+        (
+            "function k (wave32):\nBB1: /* logical preds:  / linear preds:  */\n",
+            "line 2: expected block BB0, found `BB1`",
+        ),
+        (
+            "function k (wave32):\nBB0: /* logical preds:  / linear preds:  */\n  %0:s1 = s_frobnicate\n",
+            "line 3: unknown opcode `s_frobnicate`",
+        ),
+        (
+            "function k (wave32):\nBB0: /* logical preds:  / linear preds:  */\n  %0:q1 = s_mov_b32 0x1\n",
+            "line 3: `%0:q1`: unknown register class `q1`",
+        ),
+        (
+            "function k (wave32):\nBB0: /* logical preds:  / linear preds:  */\n  s_endpgm frob:1\n",
+            "line 3: unknown field `frob`",
+        ),
+        (
+            "function k (wave32):\nBB0: /* logical preds: BB7 / linear preds:  */\n",
+            "line 2: BB0 names predecessor BB7, which does not exist",
+        ),
     ];
     for (text, want) in cases {
         let err = parse_function(text, Family::Gfx11).unwrap_err();

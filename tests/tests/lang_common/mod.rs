@@ -1,9 +1,15 @@
 //! Helpers shared by the kernel-language suites (`lang_*.rs`): finding and compiling `.gk`
-//! files, and setting up and reading the buffers of an interpreter run.
+//! files, and setting up and reading the buffers of an interpreter run. Every run is also a
+//! compiled run: [`Args::run`] compiles the kernel with gcnc for the targets of its wave size
+//! (gfx1100 wave32; gfx1100 wave64 and gfx942) and checks, on the strict emulator, that the
+//! compiled kernel leaves exactly what the interpreter leaves with the same inputs. The suites
+//! then compare the interpreter's results with plain Rust, so both halves meet the reference.
 #![allow(dead_code)] // each suite uses its own subset
 
 use frontend_ir::interp::{run_kernel, GlobalMemory, Launch, Options};
 use frontend_ir::Module;
+use gcnc::check::{check_except, element_types, CheckArg, CheckLaunch};
+use gcnc::{Target, TargetId};
 use gcnc_tests::{to_bytes, words32, words64, Le};
 use std::path::PathBuf;
 
@@ -61,12 +67,17 @@ pub struct Args {
     pub mem: GlobalMemory,
     /// One value per kernel parameter.
     pub values: Vec<u64>,
+    /// The initial contents of each buffer parameter (None for scalars).
+    initial: Vec<Option<Vec<u8>>>,
+    /// Elements (parameter, index) whose final value depends on the order work-items ran in:
+    /// the compiled run's may differ from the interpreter's (the suite checks an invariant).
+    unordered: Vec<(usize, usize)>,
 }
 
 impl Args {
     /// No arguments yet.
     pub fn new() -> Args {
-        Args { mem: GlobalMemory::new(), values: Vec::new() }
+        Args { mem: GlobalMemory::new(), values: Vec::new(), initial: Vec::new(), unordered: Vec::new() }
     }
 
     /// Appends a buffer holding `data`; returns its address.
@@ -76,6 +87,7 @@ impl Args {
 
     /// Appends a buffer of raw bytes; returns its address.
     pub fn bytes(&mut self, data: Vec<u8>) -> u64 {
+        self.initial.push(Some(data.clone()));
         let addr = self.mem.alloc(data);
         self.values.push(addr);
         addr
@@ -91,16 +103,57 @@ impl Args {
         self.bytes(vec![0; 8 * n])
     }
 
+    /// Marks elements of the buffer at `addr` as order-dependent (see [`Args::unordered`]).
+    pub fn unordered(&mut self, addr: u64, elements: &[usize]) {
+        let param = self.values.iter().position(|&v| v == addr).expect("a buffer of these arguments");
+        self.unordered.extend(elements.iter().map(|&e| (param, e)));
+    }
+
     /// Appends a scalar given by its bits.
     pub fn scalar(&mut self, bits: u64) {
+        self.initial.push(None);
         self.values.push(bits);
     }
 
-    /// Runs kernel `name` of `module`, panicking with the interpreter's error.
+    /// Runs kernel `name` of `module` on the interpreter, panicking with its error; and checks
+    /// that gcnc's compiled kernel gives the same on the emulator (see the module comment).
     pub fn run(&mut self, module: &Module, name: &str, launch: &Launch) {
         let kernel = module.find(name).unwrap_or_else(|| panic!("no kernel @{name}"));
         if let Err(e) = run_kernel(module, kernel, launch, &self.values, &mut self.mem, &Options::default()) {
             panic!("running @{name} (wave{}): {e}\n{module}", launch.wave_size);
+        }
+        self.check_compiled(module, kernel, name, launch);
+    }
+
+    /// The compiled half of [`Args::run`].
+    fn check_compiled(&self, module: &Module, kernel: frontend_ir::FuncId, name: &str, launch: &Launch) {
+        let types = element_types(&module.functions[kernel]);
+        let args: Vec<CheckArg> = self
+            .initial
+            .iter()
+            .zip(&self.values)
+            .zip(&types)
+            .map(|((init, &bits), ty)| match init {
+                Some(bytes) => CheckArg::Buffer { ty: ty.unwrap_or(frontend_ir::Type::I8), bytes: bytes.clone() },
+                None => CheckArg::Scalar(bits),
+            })
+            .collect();
+        let targets: &[&str] = if launch.wave_size == 32 { &["gfx1100"] } else { &["gfx1100", "gfx942"] };
+        for id in targets {
+            let mut target = Target::new(TargetId::parse(id).expect("a target ID"));
+            target.wave_size = launch.wave_size;
+            let check_launch = CheckLaunch {
+                grid: launch.grid,
+                block: launch.block,
+                dyn_shared_bytes: launch.dyn_shared_bytes,
+                seed: 1,
+            };
+            let unordered = |param: usize, index: usize| self.unordered.contains(&(param, index));
+            match check_except(module, kernel, &target, &check_launch, &args, &unordered) {
+                Ok(None) => {}
+                Ok(Some(m)) => panic!("@{name} compiled for {id} wave{}: {m}", launch.wave_size),
+                Err(e) => panic!("@{name} compiled for {id} wave{}: {e}", launch.wave_size),
+            }
         }
     }
 

@@ -1,0 +1,76 @@
+//! Dynamic instruction counts: a code object run on the emulator (crate `emu`) with a
+//! conformance kernel's launch.
+//!
+//! Instructions per work-item are defined as the emulator's wave-instructions (one per
+//! instruction a wave issues, whatever its EXEC mask) times the wave size, divided by the
+//! work-items launched: the issue slots a work-item costs, so a wave64 instruction weighs
+//! twice a wave32 one and idle lanes of divergent code are paid for. The same launch (the
+//! same buffers from the same `rand=SEED` streams, the same scalars) drives gcnc's object and
+//! LLVM's, and the output buffers are kept so the two can be compared.
+
+use crate::suite::LaunchSpec;
+use anyhow::{anyhow, bail, Context, Result};
+use gcnc::emu;
+use gcnc::launch::ScalarType;
+
+/// What one emulated run counted.
+#[derive(Clone, Debug)]
+pub struct Dynamic {
+    /// Wave-instructions executed.
+    pub wave_instructions: u64,
+    /// The kernel's wave size.
+    pub wave_size: u32,
+    /// Work-items launched.
+    pub work_items: u64,
+    /// Every buffer parameter's bytes after the run, in parameter order (empty for scalars).
+    pub buffers: Vec<Vec<u8>>,
+}
+
+impl Dynamic {
+    /// Wave-instructions × wave size ÷ work-items.
+    pub fn per_work_item(&self) -> f64 {
+        self.wave_instructions as f64 * f64::from(self.wave_size) / self.work_items.max(1) as f64
+    }
+}
+
+/// Runs kernel `name` of the code object `bytes` with `launch`; `scalars[i]` is the source
+/// type of parameter `i` when it is a scalar (None for a buffer).
+pub fn run(bytes: &[u8], name: &str, launch: &LaunchSpec, scalars: &[Option<ScalarType>]) -> Result<Dynamic> {
+    let program = emu::load(bytes).context("loading the code object")?;
+    let kernel = program.kernel(name).ok_or_else(|| anyhow!("no kernel named {name}"))?;
+    let wave_size = kernel.wave_size();
+    let declared = kernel.explicit_args().len();
+    if declared != launch.args.len() || scalars.len() != launch.args.len() {
+        bail!(
+            "{name} takes {declared} argument(s) in its metadata and {} in its source; the launch gives {}",
+            scalars.len(),
+            launch.args.len()
+        );
+    }
+    let mut device = emu::Device::new();
+    let mut args = Vec::with_capacity(launch.args.len());
+    let mut addrs = Vec::with_capacity(launch.args.len());
+    for (index, (spec, scalar)) in launch.args.iter().zip(scalars).enumerate() {
+        match scalar {
+            None => {
+                let data = spec.materialize().with_context(|| format!("argument {index}"))?;
+                let addr = device.alloc(data);
+                args.push(emu::ArgValue::ptr(addr));
+                addrs.push(Some(addr));
+            }
+            Some(ty) => {
+                let (ty, bits) = spec.scalar_bits(Some(*ty)).with_context(|| format!("argument {index}"))?;
+                args.push(emu::ArgValue { bytes: bits.to_le_bytes()[..ty.size()].to_vec() });
+                addrs.push(None);
+            }
+        }
+    }
+    let emu_launch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: 0 };
+    let options = emu::Options { wave_size: Some(wave_size), ..emu::Options::default() };
+    let stats = emu::dispatch(&mut device, &program, name, &emu_launch, &args, &options)
+        .map_err(|e| anyhow!("{e}"))
+        .context("on the emulator")?;
+    let buffers =
+        addrs.into_iter().map(|a| a.and_then(|a| device.buffer(a)).map(<[u8]>::to_vec).unwrap_or_default()).collect();
+    Ok(Dynamic { wave_instructions: stats.wave_instructions, wave_size, work_items: launch.work_items(), buffers })
+}

@@ -399,10 +399,12 @@ impl Wave {
     }
 }
 
-/// A 32-bit constant widened to an operand of `dwords` dwords (sign-extended, as the decoder's
-/// constants are defined).
+/// A 32-bit constant widened to an operand of `dwords` dwords: an integer inline constant
+/// (-16..=64) sign-extended, a literal zero-extended. (LLVM materializes a 64-bit immediate as
+/// a 32-bit literal exactly when it fits in 32 bits unsigned: `isUInt<32>` for `v_mov_b64`,
+/// `APInt::isIntN(32)` for `s_mov_b64`, in SIInstrInfo's pseudo expansion.)
 pub(crate) fn widen_const(v: u32, dwords: u16) -> u64 {
-    if dwords >= 2 {
+    if dwords >= 2 && (-16..=64).contains(&(v as i32)) {
         v as i32 as i64 as u64
     } else {
         v as u64
@@ -410,12 +412,13 @@ pub(crate) fn widen_const(v: u32, dwords: u16) -> u64 {
 }
 
 /// A constant as a source of type `ty`: f64 float constants and literals are their high dword
-/// (integer inline constants, -16..=64, are the integer itself, sign-extended); 64-bit integers
-/// are sign-extended; 16-bit types take the low half.
+/// (integer inline constants, -16..=64, are the integer itself, sign-extended); 64-bit integer
+/// literals are zero-extended (see [`widen_const`]); 16-bit types take the low half.
 pub(crate) fn widen_typed(v: u32, ty: Ty) -> u64 {
     match ty {
         Ty::F64 if !(-16..=64).contains(&(v as i32)) => (v as u64) << 32,
-        Ty::F64 | Ty::I64 | Ty::U64 => v as i32 as i64 as u64,
+        Ty::F64 => v as i32 as i64 as u64,
+        Ty::I64 | Ty::U64 => widen_const(v, 2),
         Ty::F16 | Ty::I16 | Ty::U16 => v as u64 & 0xffff,
         _ => v as u64,
     }
@@ -488,6 +491,9 @@ mod tests {
     fn constants_widen_by_sign_and_type() {
         assert_eq!(widen_const(0xffff_fff0, 2), 0xffff_ffff_ffff_fff0);
         assert_eq!(widen_const(0xffff_fff0, 1), 0xffff_fff0);
+        // A literal is zero-extended: `v_mov_b64 v[0:1], 0xffffffff` is 2^32 - 1.
+        assert_eq!(widen_const(0xffff_ffff - 100, 2), 0xffff_ffff - 100);
+        assert_eq!(widen_typed(0x8000_0000, Ty::U64), 0x8000_0000);
         assert_eq!(widen_typed(0x3ff0_0000, Ty::F64), 1.0f64.to_bits());
         assert_eq!(widen_typed(2, Ty::F64), 2);
         assert_eq!(widen_typed(0xffff_ffff, Ty::F64), u64::MAX);

@@ -423,8 +423,10 @@ impl Ctx<'_> {
 
     /// A 64-bit constant in VGPRs or SGPRs.
     pub fn wide_const(&mut self, c: u64, ty: RegType) -> Temp {
-        let sext32 = c as u32 as i32 as i64 as u64 == c;
-        if ty == RegType::Sgpr && sext32 {
+        // `s_mov_b64` takes an integer inline constant (-16..=64) sign-extended, and a 32-bit
+        // literal zero-extended (what LLVM assumes when it expands S_MOV_B64_IMM_PSEUDO).
+        let one_move = c <= u64::from(u32::MAX) || (-16..=64).contains(&(c as i64));
+        if ty == RegType::Sgpr && one_move {
             let t = self.temp(RegClass::S2);
             self.emit(mir::Inst::new(Opcode::SMovB64, &[Def::temp(t)], &[Operand::constant(c as u32)]));
             return t;

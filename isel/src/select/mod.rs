@@ -424,8 +424,11 @@ impl Ctx<'_> {
     /// A 64-bit constant in VGPRs or SGPRs.
     pub fn wide_const(&mut self, c: u64, ty: RegType) -> Temp {
         // `s_mov_b64` takes an integer inline constant (-16..=64) sign-extended, and a 32-bit
-        // literal zero-extended (what LLVM assumes when it expands S_MOV_B64_IMM_PSEUDO).
-        let one_move = c <= u64::from(u32::MAX) || (-16..=64).contains(&(c as i64));
+        // literal zero-extended (what LLVM assumes when it expands S_MOV_B64_IMM_PSEUDO); a low
+        // dword of 0xfffffff0 and up would be encoded as a negative inline constant instead.
+        let inline = (-16..=64).contains(&(c as i64));
+        let literal = c <= u64::from(u32::MAX) && !(0xffff_fff0..=0xffff_ffff).contains(&c);
+        let one_move = inline || literal;
         if ty == RegType::Sgpr && one_move {
             let t = self.temp(RegClass::S2);
             self.emit(mir::Inst::new(Opcode::SMovB64, &[Def::temp(t)], &[Operand::constant(c as u32)]));

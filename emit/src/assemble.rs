@@ -15,7 +15,7 @@ use std::fmt::Write;
 pub struct Assembled {
     /// The encoded instructions.
     pub code: Vec<u8>,
-    /// Assembly text (instructions and block labels, no directives).
+    /// Assembly text (instructions and block labels, no directives); empty unless asked for.
     pub asm: String,
     /// The number of instructions.
     pub inst_count: usize,
@@ -65,8 +65,9 @@ fn lower(func: &Function, b: usize, inst: &Inst) -> Result<Option<Placed>, EmitE
     Ok(Some(Placed { inst: branch, target: Some(target()?) }))
 }
 
-/// Assembles `func` into machine code and assembly text.
-pub fn assemble(func: &Function) -> Result<Assembled, EmitError> {
+/// Assembles `func` into machine code, and into assembly text when `text` (printing costs a
+/// good part of the time, so a compile that writes only an object skips it).
+pub fn assemble(func: &Function, text: bool) -> Result<Assembled, EmitError> {
     let family = func.family;
     let mut blocks: Vec<Vec<Placed>> = Vec::with_capacity(func.blocks.len());
     for (b, block) in func.blocks.iter().enumerate() {
@@ -99,7 +100,9 @@ pub fn assemble(func: &Function) -> Result<Assembled, EmitError> {
     let mut asm = String::new();
     let mut inst_count = 0;
     for (b, placed) in blocks.iter_mut().enumerate() {
-        let _ = writeln!(asm, ".LBB{b}:");
+        if text {
+            let _ = writeln!(asm, ".LBB{b}:");
+        }
         for p in placed.iter_mut() {
             if let Some(t) = p.target {
                 let here = code.len() as i64;
@@ -112,6 +115,9 @@ pub fn assemble(func: &Function) -> Result<Assembled, EmitError> {
                 source,
             })?;
             inst_count += 1;
+            if !text {
+                continue;
+            }
             match p.target {
                 Some(t) => {
                     let _ = writeln!(asm, "\t{} .LBB{t}", p.inst.opcode.name(family));

@@ -20,11 +20,15 @@ pub struct Options {
     pub code_object_version: CodeObjectVersion,
     /// Threads to compile a module's kernels on; the output is the same for any count.
     pub threads: usize,
+    /// Also produce each kernel's final MIR and assembly text ([`Compiled::mir`] and
+    /// [`Compiled::asm`], for `-S`, `--emit=mir` and tests); off by default, since printing
+    /// costs about a tenth of a compile.
+    pub text: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { code_object_version: CodeObjectVersion::V5, threads: 1 }
+        Options { code_object_version: CodeObjectVersion::V5, threads: 1, text: false }
     }
 }
 
@@ -100,9 +104,9 @@ pub struct KernelStats {
 pub struct Compiled {
     /// The code object, ready for `runtime_abi`'s writers.
     pub object: CodeObject,
-    /// Assembly text of each kernel, in order.
+    /// Assembly text of each kernel, in order (empty text unless [`Options::text`]).
     pub asm: Vec<(String, String)>,
-    /// The final MIR of each kernel, as text.
+    /// The final MIR of each kernel, as text (empty unless [`Options::text`]).
     pub mir: Vec<(String, String)>,
     /// Per-kernel statistics.
     pub stats: Vec<KernelStats>,
@@ -213,8 +217,8 @@ fn compile_kernel(
     let delays = sched::delay_alu::insert_delay_alu(&mut mir);
     timed("delay_alu", t);
     let t = Instant::now();
-    let assembled =
-        emit::assemble::assemble(&mir).map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
+    let assembled = emit::assemble::assemble(&mir, options.text)
+        .map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
     timed("assemble", t);
 
     let mut descriptor = KernelDescriptor::new(proc);
@@ -247,7 +251,7 @@ fn compile_kernel(
         pass_times: times,
     };
     Ok(KernelOutput {
-        mir: mir.to_string(),
+        mir: if options.text { mir.to_string() } else { String::new() },
         asm: assembled.asm,
         code: KernelCode { name: kernel, code: assembled.code, descriptor, metadata: meta },
         stats,

@@ -44,7 +44,8 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
         _ => CodeObjectVersion::V5,
     };
     let threads = opts.jobs.map_or(1, std::num::NonZeroUsize::get);
-    let compiled = compile(&module, &target, &Options { code_object_version: version, threads })
+    let text = matches!(kind, EmitKind::Asm | EmitKind::Mir);
+    let compiled = compile(&module, &target, &Options { code_object_version: version, threads, text })
         .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),

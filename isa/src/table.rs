@@ -697,7 +697,8 @@ pub struct Table {
     pub family: Family,
     /// Every opcode, in table order.
     pub ops: Vec<OpInfo>,
-    by_opcode: HashMap<Opcode, usize>,
+    /// The line of each opcode, indexed by the `Opcode` discriminant (`u32::MAX`: none).
+    by_opcode: Vec<u32>,
     by_number: HashMap<(Enc, u16), usize>,
     by_name: HashMap<&'static str, usize>,
 }
@@ -705,7 +706,7 @@ pub struct Table {
 impl Table {
     /// The line of `op`, if the family has it.
     pub fn get(&self, op: Opcode) -> Option<&OpInfo> {
-        self.by_opcode.get(&op).map(|&i| &self.ops[i])
+        self.ops.get(self.by_opcode[op as usize] as usize)
     }
 
     /// The opcode with `number` in encoding `enc`.
@@ -890,7 +891,7 @@ pub fn parse(family: Family, text: &str) -> Result<Table, TableError> {
             aliases.push((alias.to_string(), target.to_string(), n + 1));
             continue;
         }
-        let toks: Vec<&str> = line.split_whitespace().collect();
+        let toks: Vec<&str> = line.split_ascii_whitespace().collect();
         if toks.len() < 4 {
             return Err(err(format!("too few fields in `{line}`")));
         }
@@ -914,11 +915,11 @@ pub fn parse(family: Family, text: &str) -> Result<Table, TableError> {
         }
         ops.push(OpInfo { opcode, name, enc, number, slots, flags });
     }
-    let mut by_opcode = HashMap::new();
+    let mut by_opcode = vec![u32::MAX; Opcode::ALL.len()];
     let mut by_number = HashMap::new();
     for (i, op) in ops.iter().enumerate() {
         let dup = |what: &str| TableError { family, line: 0, what: format!("{} {what}", op.name) };
-        if by_opcode.insert(op.opcode, i).is_some() {
+        if std::mem::replace(&mut by_opcode[op.opcode as usize], i as u32) != u32::MAX {
             return Err(dup("appears twice"));
         }
         if by_number.insert((op.enc, op.number), i).is_some() {

@@ -276,20 +276,27 @@ pub struct DelayStats {
     pub folded: u32,
 }
 
-/// Runs one block from `state`, leaving the exit state in `state`; inserts the delays when
-/// `emit` (the block's instructions are rebuilt), and counts them into `stats`.
+/// An `s_delay_alu` to insert: before instruction `before` of the block, after `real` real
+/// (non-pseudo) instructions of the block, with its immediate.
+struct Insert {
+    before: usize,
+    real: u16,
+    imm: u16,
+}
+
+/// Runs one block from `state`, leaving the exit state in `state`; when `emit`, inserts the
+/// delays into `insts` and counts them into `stats`.
 fn run_block(insts: &mut Vec<Inst>, family: Family, state: &mut State, emit: bool, stats: &mut DelayStats) {
-    let mut out = Vec::with_capacity(if emit { insts.len() + 4 } else { 0 });
-    // The last s_delay_alu of the block with a free second slot, as an index into `out`.
-    let mut open: Option<usize> = None;
+    let mut inserts: Vec<Insert> = Vec::new();
+    // Whether the last insert still has a free second slot.
+    let mut open = false;
+    // Real instructions so far, for `instskip`.
+    let mut real: u16 = 0;
     // The last SGPR a VALU wrote: an SALU/SMEM instruction waits for it, hence for every VALU
     // at least as old.
     let mut last_sgpr_from_valu: Option<u16> = None;
-    for inst in insts.iter() {
+    for (index, inst) in insts.iter().enumerate() {
         if inst.opcode.is_pseudo() {
-            if emit {
-                out.push(inst.clone());
-            }
             continue;
         }
         let role = role(inst, family);
@@ -331,7 +338,7 @@ fn run_block(insts: &mut Vec<Inst>, family: Family, state: &mut State, emit: boo
             }
             let imm = delay.immediate();
             if emit && imm != 0 {
-                open = place(&mut out, open, imm, stats);
+                open = place(&mut inserts, open, Insert { before: index, real, imm }, stats);
             }
         }
         if role.kind != Kind::Other {
@@ -343,35 +350,42 @@ fn run_block(insts: &mut Vec<Inst>, family: Family, state: &mut State, emit: boo
             }
         }
         state.advance(role.kind, issue_cycles(inst));
-        if emit {
-            out.push(inst.clone());
-        }
+        real += 1;
     }
-    if emit {
-        *insts = out;
+    if inserts.is_empty() {
+        return;
+    }
+    let old = std::mem::take(insts);
+    insts.reserve(old.len() + inserts.len());
+    let mut next = inserts.iter().peekable();
+    for (index, inst) in old.into_iter().enumerate() {
+        while let Some(ins) = next.next_if(|ins| ins.before == index) {
+            let mut delay = Inst::new(Opcode::SDelayAlu, &[], &[]);
+            delay.fields.imm = ins.imm;
+            insts.push(delay);
+        }
+        insts.push(inst);
     }
 }
 
-/// Puts the wait `imm` before the instruction about to be pushed onto `out`: into the open
-/// `s_delay_alu`'s second slot when it is a single dependency and close enough, else as a new
-/// instruction. Returns the `s_delay_alu` that still has a free slot.
-fn place(out: &mut Vec<Inst>, open: Option<usize>, imm: u16, stats: &mut DelayStats) -> Option<usize> {
-    if imm & SECOND_SLOT == 0 {
-        if let Some(at) = open {
-            // Instructions between the open s_delay_alu and the one about to be pushed.
-            let skip = out[at + 1..].iter().filter(|i| !i.opcode.is_pseudo()).count() as u16;
-            if skip < MAX_SKIP {
-                out[at].fields.imm |= imm << 7 | skip << 4;
-                stats.folded += 1;
-                return None;
-            }
+/// Adds the wait `new`: into the open `s_delay_alu`'s second slot when it is a single
+/// dependency and close enough, else as a new instruction. Returns whether the last
+/// `s_delay_alu` still has a free slot.
+fn place(inserts: &mut Vec<Insert>, open: bool, new: Insert, stats: &mut DelayStats) -> bool {
+    if new.imm & SECOND_SLOT == 0 && open {
+        let last = inserts.last_mut().expect("an open s_delay_alu");
+        // Real instructions between the open s_delay_alu and the new one's.
+        let skip = new.real - last.real;
+        if skip < MAX_SKIP {
+            last.imm |= new.imm << 7 | skip << 4;
+            stats.folded += 1;
+            return false;
         }
     }
-    let mut delay = Inst::new(Opcode::SDelayAlu, &[], &[]);
-    delay.fields.imm = imm;
-    out.push(delay);
+    let free = new.imm & SECOND_SLOT == 0;
+    inserts.push(new);
     stats.delays += 1;
-    (imm & SECOND_SLOT == 0).then_some(out.len() - 1)
+    free
 }
 
 /// Inserts `s_delay_alu` where gfx11 code would stall on an ALU dependency. Other generations

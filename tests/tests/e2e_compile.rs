@@ -262,7 +262,7 @@ fn objects_pass_llvm_structural_oracles() {
     for case in working_cases() {
         for (id, wave) in TARGETS {
             let t = target(id, wave);
-            let compiled = compile(&case.module, &t, &Options::default()).unwrap();
+            let compiled = compile(&case.module, &t, &Options { text: true, ..Options::default() }).unwrap();
             let tag = format!("{}-{id}-w{wave}", case.name.replace('/', "-"));
             let (obj, so) = (dir.join(format!("{tag}.o")), dir.join(format!("{tag}.hsaco")));
             std::fs::write(&obj, compiled.relocatable()).unwrap();

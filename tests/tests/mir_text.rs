@@ -27,7 +27,7 @@ fn selected_and_final_mir_round_trip() {
             let what = format!("@{} on {id} wave{wave}", func.name);
             let selected = isel::select(&module, kernel, &target).unwrap().mir.to_string();
             instructions += round_trip(&selected, family, &format!("{what} (selected)"));
-            let compiled = compile(&module, &target, &Options::default()).unwrap();
+            let compiled = compile(&module, &target, &Options { text: true, ..Options::default() }).unwrap();
             instructions += round_trip(&compiled.mir[0].1, family, &format!("{what} (final)"));
         }
     }

@@ -84,7 +84,7 @@ fn corpus() -> Vec<(Family, String, Vec<u8>)> {
         let module = frontend_ir::parser::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for (id, family) in [("gfx1100", Family::Gfx11), ("gfx942", Family::Gfx9)] {
             let target = Target::new(TargetId::parse(id).unwrap());
-            let compiled = compile(&module, &target, &Options::default()).unwrap();
+            let compiled = compile(&module, &target, &Options { text: true, ..Options::default() }).unwrap();
             out.push((family, compiled.mir[0].1.clone(), compiled.shared()));
         }
     }

@@ -182,7 +182,12 @@ pub fn dispatch(
     })?;
     check_launch(k, launch, options)?;
     let kernarg_bytes = kernarg_segment(k, launch, args)?;
-    let kernarg = device.alloc(kernarg_bytes.clone());
+    // The segment is 16-byte aligned and allocated in whole 16-byte units, as a runtime's
+    // kernarg memory is: code may load the 16 bytes that hold the last arguments (LLVM widens
+    // kernarg loads so), reading past the declared size into that unit's padding.
+    let mut unit = kernarg_bytes.clone();
+    unit.resize(kernarg_bytes.len().next_multiple_of(16), 0);
+    let kernarg = device.alloc(unit);
     let packet = needs_dispatch_packet(k, program.processor())
         .then(|| device.alloc(dispatch_packet(launch, k.descriptor(), kernarg)));
     let result = WaveSetup::new(k, program.processor(), kernarg, &kernarg_bytes, packet)

@@ -169,6 +169,9 @@ fn udivrem_var(ctx: &mut Ctx<'_>, rem: bool, x: Operand, y: Operand) -> Operand 
 /// with remainder 0, which the magnitudes give (|MIN| is 2^31 as an unsigned number).
 fn sdivide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result<Val, IselError> {
     use Opcode::*;
+    if let Val::Const(d) = ctx.vals[b] {
+        return sdivide_const(ctx, rem, a, d as u32 as i32, r);
+    }
     let (x, y) = (ctx.operand(a)?, ctx.operand(b)?);
     let sign = |ctx: &mut Ctx<'_>, v: Operand| v32(ctx, VAshrrevI32, &[Operand::constant(31), v]);
     let apply = |ctx: &mut Ctx<'_>, v: Operand, s: Operand| {
@@ -191,6 +194,97 @@ fn sdivide(ctx: &mut Ctx<'_>, rem: bool, a: Value, b: Value, r: Value) -> Result
 /// The magic number, whether the add-and-halve fixup is needed, and the shift, of unsigned
 /// 32-bit division by `d` (not 0 or a power of two): Hacker's Delight, 2nd edition, figure
 /// 10-2 (`magicu2`).
+/// A signed 32-bit division or remainder by the constant `d`, with the RISC-V results for 0,
+/// -1 and `MIN`: by a power of two (or its negative), an arithmetic shift of `x` biased by
+/// `2^k - 1` when negative (so it rounds toward zero); else a high multiply by `d`'s signed
+/// magic number (Hacker's Delight, section 10-1), corrected by `x` when the magic number's
+/// sign differs from `d`'s, shifted, plus one when negative. The remainder is `x - q * d`.
+fn sdivide_const(ctx: &mut Ctx<'_>, rem: bool, a: Value, d: i32, r: Value) -> Result<Val, IselError> {
+    use Opcode::*;
+    let k = |v: u32| Operand::constant(v);
+    match d {
+        0 if rem => return ctx.val(a),
+        0 => return Ok(Val::Const(u32::MAX as u64)),
+        1 if rem => return Ok(Val::Const(0)),
+        1 => return ctx.val(a),
+        -1 if rem => return Ok(Val::Const(0)),
+        _ => {}
+    }
+    let x = ctx.operand(a)?;
+    let ad = d.unsigned_abs();
+    let q = if d == -1 {
+        v32(ctx, VSubNcU32, &[k(0), x])
+    } else if d == i32::MIN {
+        // Only MIN itself divides to 1.
+        let is_min = ctx.temp(ctx.lm());
+        ctx.valu(VCmpEqU32, &[Def::temp(is_min)], &[k(0x8000_0000), x]);
+        v32(ctx, VCndmaskB32, &[k(0), k(1), Operand::temp(is_min)])
+    } else if ad.is_power_of_two() {
+        let shift = ad.trailing_zeros();
+        let sign = v32(ctx, VAshrrevI32, &[k(31), x]);
+        let bias = v32(ctx, VLshrrevB32, &[k(32 - shift), sign]);
+        let biased = v32(ctx, VAddNcU32, &[x, bias]);
+        let q = v32(ctx, VAshrrevI32, &[k(shift), biased]);
+        if d < 0 {
+            v32(ctx, VSubNcU32, &[k(0), q])
+        } else {
+            q
+        }
+    } else {
+        let (magic, shift) = magic_i32(d);
+        let mut q = v32(ctx, VMulHiI32, &[x, k(magic as u32)]);
+        if d > 0 && magic < 0 {
+            q = v32(ctx, VAddNcU32, &[q, x]);
+        } else if d < 0 && magic > 0 {
+            q = v32(ctx, VSubNcU32, &[q, x]);
+        }
+        if shift > 0 {
+            q = v32(ctx, VAshrrevI32, &[k(shift), q]);
+        }
+        let negative = v32(ctx, VLshrrevB32, &[k(31), q]);
+        v32(ctx, VAddNcU32, &[q, negative])
+    };
+    if !rem {
+        return finish(ctx, &[q], r);
+    }
+    let qd = v32(ctx, VMulLoU32, &[q, k(d as u32)]);
+    let v = v32(ctx, VSubNcU32, &[x, qd]);
+    finish(ctx, &[v], r)
+}
+
+/// The signed magic number and shift of a divisor `d` with `2 <= |d| < 2^31` (Hacker's
+/// Delight, figure 10-1): `q = (mulhi(M, x) [+ or - x]) >> s`, plus one when negative.
+fn magic_i32(d: i32) -> (i32, u32) {
+    const TWO31: u32 = 0x8000_0000;
+    let ad = d.unsigned_abs();
+    let t = TWO31 + ((d as u32) >> 31);
+    let anc = t - 1 - t % ad;
+    let mut p = 31u32;
+    let (mut q1, mut r1) = (TWO31 / anc, TWO31 - (TWO31 / anc) * anc);
+    let (mut q2, mut r2) = (TWO31 / ad, TWO31 - (TWO31 / ad) * ad);
+    loop {
+        p += 1;
+        q1 = q1.wrapping_mul(2);
+        r1 = r1.wrapping_mul(2);
+        if r1 >= anc {
+            q1 = q1.wrapping_add(1);
+            r1 = r1.wrapping_sub(anc);
+        }
+        q2 = q2.wrapping_mul(2);
+        r2 = r2.wrapping_mul(2);
+        if r2 >= ad {
+            q2 = q2.wrapping_add(1);
+            r2 = r2.wrapping_sub(ad);
+        }
+        let delta = ad - r2;
+        if !(q1 < delta || (q1 == delta && r1 == 0)) {
+            break;
+        }
+    }
+    let magic = q2.wrapping_add(1) as i32;
+    (if d < 0 { magic.wrapping_neg() } else { magic }, p - 32)
+}
+
 fn magic_u32(d: u32) -> (u32, bool, u32) {
     let mut add = false;
     let nc = u32::MAX - d.wrapping_neg() % d;

@@ -310,6 +310,15 @@ fn binary64(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Re
 /// A 64-bit shift of `x` by `amount` (a dword; the hardware reads its low 6 bits, the
 /// reference interpreter takes it modulo 64): `s_lshl_b64`/`s_lshr_b64`/`s_ashr_i64`, or
 /// `v_lshlrev_b64`/`v_lshrrev_b64`/`v_ashrrev_i64` (amount first).
+/// The 32-bit value `x` zero-extends, if `x` is `zext.i64` of an `i32`.
+fn zext_of_dword(ctx: &Ctx<'_>, x: Value) -> Option<Value> {
+    let frontend_ir::ValueDef::Result(inst) = ctx.func.dfg.values[x].def else { return None };
+    match ctx.func.dfg.insts[inst] {
+        InstData::Convert { op: ConvOp::Zext, arg, .. } if ctx.func.dfg.value_type(arg) == Type::I32 => Some(arg),
+        _ => None,
+    }
+}
+
 fn shift64(ctx: &mut Ctx<'_>, op: BinaryOp, x: Value, amount: Operand, divergent: bool) -> Result<Val, IselError> {
     use Opcode::*;
     let (salu, valu) = match op {
@@ -317,6 +326,21 @@ fn shift64(ctx: &mut Ctx<'_>, op: BinaryOp, x: Value, amount: Operand, divergent
         BinaryOp::Lshr => (SLshrB64, VLshrrevB64),
         _ => (SAshrI64, VAshrrevI64),
     };
+    // A zero-extended dword shifted left by k (an address offset, `zext(i) * 4`) is its
+    // halves shifted apart: `i << k` and `i >> (32 - k)`, no 64-bit pair to build first.
+    if let (BinaryOp::Shl, Some(k @ 1..=31), Some(narrow)) = (op, amount.constant_value(), zext_of_dword(ctx, x)) {
+        let y = ctx.operand(narrow)?;
+        let (lo, hi) = if divergent {
+            (v32(ctx, VLshlrevB32, &[Operand::constant(k), y]), v32(ctx, VLshrrevB32, &[Operand::constant(32 - k), y]))
+        } else {
+            (
+                Operand::temp(scalar(ctx, SLshlB32, &[y, Operand::constant(k)], true)),
+                Operand::temp(scalar(ctx, SLshrB32, &[y, Operand::constant(32 - k)], true)),
+            )
+        };
+        let rc = if divergent { RegClass::V2 } else { RegClass::S2 };
+        return Ok(Val::Temp(ctx.create_vector(rc, &[lo, hi])));
+    }
     let file = if divergent { RegType::Vgpr } else { RegType::Sgpr };
     let x = match ctx.val(x)? {
         Val::Temp(t) => Operand::temp(t),

@@ -6,9 +6,10 @@
 //! later reads: of an SGPR by a VALU (2), of a VGPR by `v_readlane`/`v_readfirstlane` (1), of a
 //! transcendental result by another VALU (1), of EXEC by the lane-access instructions (4), of a
 //! lane select (4), of VCC by `v_div_fmas` (4), and a VALU write to the data of a pending store
-//! wider than 64 bits (2). The pass counts wait states back through the block and, at a block
-//! entered from more than one place or from later code, assumes the worst and pads with the
-//! largest requirement.
+//! wider than 64 bits (2). The pass counts wait states back through the block and through
+//! each path into it from earlier blocks (the largest need over the paths decides); at a
+//! block entered from later code (a loop header) or from more than a few paths, it assumes
+//! the worst and pads with the largest requirement.
 //!
 //! gfx11 resolves its hazards with `s_waitcnt_depctr`: after a transcendental VALU (its result
 //! must not be read early), after an SALU write to EXEC in wave64 (partial forwarding), and
@@ -192,45 +193,57 @@ pub fn resolve_hazards(func: &mut Function) -> HazardStats {
     }
 }
 
+/// At most this many predecessor histories are followed into a block; with more, or with a
+/// predecessor later in the linear order (a loop's back edge), the block starts from the
+/// worst case.
+const MAX_HISTORIES: usize = 4;
+
 fn resolve_gfx942(func: &mut Function) -> HazardStats {
     let family = func.family;
     let mut stats = HazardStats::default();
-    // The history at the end of each block, for blocks entered from exactly one earlier block.
-    let mut tails: Vec<Vec<Foot>> = vec![Vec::new(); func.blocks.len()];
+    // The histories at the end of each block: one per path that the block's entry merges.
+    let mut tails: Vec<Vec<Vec<Foot>>> = vec![Vec::new(); func.blocks.len()];
     for b in 0..func.blocks.len() {
         let preds = &func.blocks[b].linear_preds;
-        let mut history = match preds.as_slice() {
-            [] => Vec::new(),
-            [p] if (*p as usize) < b => tails[*p as usize].clone(),
-            // Entered from several places or from later code: assume the worst.
-            _ => vec![Foot { valu: true, salu: false, wait_states: 1, ..worst_case() }],
+        let forward = preds.iter().all(|&p| (p as usize) < b);
+        let mut histories: Vec<Vec<Foot>> = if preds.is_empty() {
+            vec![Vec::new()]
+        } else if forward && preds.iter().map(|&p| tails[p as usize].len()).sum::<usize>() <= MAX_HISTORIES {
+            preds.iter().flat_map(|&p| tails[p as usize].iter().cloned()).collect()
+        } else {
+            // Entered from later code, or from too many paths: assume the worst.
+            vec![vec![Foot { valu: true, salu: false, wait_states: 1, ..worst_case() }]]
         };
         let block = &mut func.blocks[b];
         let mut out = Vec::with_capacity(block.insts.len());
         for inst in block.insts.drain(..) {
             let foot = footprint(&inst, family);
             if !inst.opcode.is_pseudo() {
-                let need = needed_gfx942(&history, &foot);
+                let need = histories.iter().map(|h| needed_gfx942(h, &foot)).max().unwrap_or(0);
                 if need > 0 {
                     out.push(nop(need));
-                    history.push(Foot { wait_states: need, ..Foot::default() });
                     stats.nops += 1;
                 }
-                history.push(foot);
-                // Only the last few wait states matter.
-                let mut ws = 0;
-                let keep = history.iter().rev().take_while(|h| {
-                    let more = ws < MAX_WAIT_STATES;
-                    ws += h.wait_states;
-                    more
-                });
-                let keep = keep.count();
-                history.drain(..history.len() - keep);
+                for history in &mut histories {
+                    if need > 0 {
+                        history.push(Foot { wait_states: need, ..Foot::default() });
+                    }
+                    history.push(foot.clone());
+                    // Only the last few wait states matter.
+                    let mut ws = 0;
+                    let keep = history.iter().rev().take_while(|h| {
+                        let more = ws < MAX_WAIT_STATES;
+                        ws += h.wait_states;
+                        more
+                    });
+                    let keep = keep.count();
+                    history.drain(..history.len() - keep);
+                }
             }
             out.push(inst);
         }
         block.insts = out;
-        tails[b] = history;
+        tails[b] = histories;
     }
     stats
 }

@@ -94,15 +94,23 @@ macro_rules! opcodes {
 
             /// The assembly name in `family` (empty when the family has no such operation).
             pub fn name(self, family: Family) -> &'static str {
-                match (self, family) {
-                    $((Opcode::$variant, Family::Gfx11) => $n11, (Opcode::$variant, Family::Gfx9) => $n9,)*
+                // Tables indexed by the discriminant (the variants are numbered in order): a
+                // load instead of a match over every opcode, since the passes ask often.
+                const GFX11: &[&str] = &[$($n11,)*];
+                const GFX9: &[&str] = &[$($n9,)*];
+                match family {
+                    Family::Gfx11 => GFX11[self as usize],
+                    Family::Gfx9 => GFX9[self as usize],
                 }
             }
 
             /// The format in `family`.
             pub fn format(self, family: Family) -> Format {
-                match (self, family) {
-                    $((Opcode::$variant, Family::Gfx11) => Format::$f11, (Opcode::$variant, Family::Gfx9) => Format::$f9,)*
+                const GFX11: &[Format] = &[$(Format::$f11,)*];
+                const GFX9: &[Format] = &[$(Format::$f9,)*];
+                match family {
+                    Family::Gfx11 => GFX11[self as usize],
+                    Family::Gfx9 => GFX9[self as usize],
                 }
             }
         }

@@ -409,10 +409,15 @@ pub fn insert_delay_alu(func: &mut Function) -> DelayStats {
         }
         s
     };
+    // A block is run again only when a predecessor's exit state changed.
+    let mut dirty = vec![true; n];
     let mut changed = true;
     while changed {
         changed = false;
         for b in 0..n {
+            if !std::mem::replace(&mut dirty[b], false) {
+                continue;
+            }
             let mut state = entry_state(&exits, b, &func.blocks);
             let mut insts = std::mem::take(&mut func.blocks[b].insts);
             run_block(&mut insts, family, &mut state, false, &mut scratch);
@@ -420,6 +425,9 @@ pub fn insert_delay_alu(func: &mut Function) -> DelayStats {
             if state != exits[b] {
                 exits[b] = state;
                 changed = true;
+                for &s in &func.blocks[b].linear_succs {
+                    dirty[s as usize] = true;
+                }
             }
         }
     }

@@ -370,7 +370,7 @@ fn conformance(opts: &ConformanceOpts) -> Result<()> {
     if results.is_empty() {
         bail!("no kernel of the suite matches --filter {}", opts.filter.as_deref().unwrap_or_default());
     }
-    write_stdout(&report::table(&results))?;
+    write_stdout(report::table(&results))?;
     if let Some(path) = &opts.junit {
         write_file_atomically(path, report::junit(&results).as_bytes())?;
     }

@@ -327,7 +327,7 @@ fn bytes_of(ctx: &mut Ctx<'_>, dword: Temp, byte: u32, size: u32) -> Temp {
     let (op, imm) = match (byte, byte + size) {
         (0, _) => (Opcode::SAndB32, (1u32 << (8 * size)) - 1),
         (_, 4) => (Opcode::SLshrB32, 8 * byte),
-        _ => (Opcode::SBfeU32, 8 * byte | (8 * size) << 16),
+        _ => (Opcode::SBfeU32, (8 * byte) | ((8 * size) << 16)),
     };
     ctx.salu(op, &[Def::temp(t), Ctx::scc_clobber()], &[Operand::temp(dword), Operand::constant(imm)]);
     t

@@ -21,7 +21,7 @@ use crate::encoding::{
 use crate::mir::{CachePolicy, Def, Dpp, Inst, Operand, Sdwa};
 use crate::opcode::{Family, Format};
 use crate::reg::{PhysReg, RegClass, RegType};
-use crate::table::{self, Enc, Field, Form, Kind, OpInfo, Role, SlotInfo};
+use crate::table::{self, ConstType, Enc, Field, Form, Kind, OpInfo, Role, SlotInfo};
 use thiserror::Error;
 
 /// Why bytes do not decode. The caller knows where the instruction started; the error names
@@ -327,6 +327,22 @@ impl Decoder<'_> {
             };
             if literal_is_16_bit(slot.ctype) && value > 0xffff {
                 return Err(self.operand_error(value, "a 16-bit operand's literal with high bits set"));
+            }
+            // A 64-bit operand's constant in the MIR is an inline constant (sign-extended) when
+            // its value is one, else a literal (zero-extended, or the high dword of an f64), as
+            // the encoder chooses; a literal the encoder would have written inline cannot be
+            // told apart, so it is refused rather than read as something else.
+            let inline_range = (-16..=64).contains(&(value as i32));
+            let ambiguous = match (slot.size, slot.ctype) {
+                (2.., ConstType::F64) => inline_range,
+                (2.., _) => inline_range && value > 64,
+                _ => false,
+            };
+            if ambiguous {
+                return Err(self.operand_error(
+                    value,
+                    "a 64-bit operand's literal that gcnc's MIR would read as an inline constant",
+                ));
             }
             return Ok(Value::Op(Operand::constant(value)));
         }

@@ -24,7 +24,10 @@ pub enum OperandKind {
     /// A physical register with no temporary (EXEC, VCC, M0 read as such), of the given class.
     Phys(RegClass),
     /// A 32-bit constant: encoded as an inline constant where the hardware has one, else as a
-    /// literal. For 64-bit operands the value is sign-extended (as the hardware does).
+    /// literal. For a 64-bit operand an inline integer is sign-extended and a literal
+    /// zero-extended (an f64's literal is its high dword), as the hardware does; so a literal
+    /// whose value is also an inline constant (0xfffffff0..0xffffffff) cannot be written here,
+    /// and the decoder refuses it.
     Const(u32),
     /// An undefined value of the class (any register will do).
     Undef(RegClass),

@@ -11,7 +11,7 @@
 use crate::suite::LaunchSpec;
 use anyhow::{anyhow, bail, Context, Result};
 use gcnc::emu;
-use gcnc::launch::ScalarType;
+use gcnc::launch::{emulate, ParamValue, ScalarType};
 
 /// What one emulated run counted.
 #[derive(Clone, Debug)]
@@ -47,30 +47,21 @@ pub fn run(bytes: &[u8], name: &str, launch: &LaunchSpec, scalars: &[Option<Scal
             launch.args.len()
         );
     }
-    let mut device = emu::Device::new();
-    let mut args = Vec::with_capacity(launch.args.len());
-    let mut addrs = Vec::with_capacity(launch.args.len());
+    let mut params = Vec::with_capacity(launch.args.len());
     for (index, (spec, scalar)) in launch.args.iter().zip(scalars).enumerate() {
-        match scalar {
-            None => {
-                let data = spec.materialize().with_context(|| format!("argument {index}"))?;
-                let addr = device.alloc(data);
-                args.push(emu::ArgValue::ptr(addr));
-                addrs.push(Some(addr));
-            }
+        params.push(match scalar {
+            None => ParamValue::Buffer(spec.materialize().with_context(|| format!("argument {index}"))?),
             Some(ty) => {
                 let (ty, bits) = spec.scalar_bits(Some(*ty)).with_context(|| format!("argument {index}"))?;
-                args.push(emu::ArgValue { bytes: bits.to_le_bytes()[..ty.size()].to_vec() });
-                addrs.push(None);
+                ParamValue::Value(bits.to_le_bytes()[..ty.size()].to_vec())
             }
-        }
+        });
     }
     let emu_launch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: 0 };
     let options = emu::Options { wave_size: Some(wave_size), ..emu::Options::default() };
-    let stats = emu::dispatch(&mut device, &program, name, &emu_launch, &args, &options)
+    let stats = emulate(&program, name, &emu_launch, &options, &mut params)
         .map_err(|e| anyhow!("{e}"))
         .context("on the emulator")?;
-    let buffers =
-        addrs.into_iter().map(|a| a.and_then(|a| device.buffer(a)).map(<[u8]>::to_vec).unwrap_or_default()).collect();
+    let buffers = params.into_iter().map(ParamValue::into_buffer).collect();
     Ok(Dynamic { wave_instructions: stats.wave_instructions, wave_size, work_items: launch.work_items(), buffers })
 }

@@ -5,6 +5,7 @@
 //! end-to-end suites).
 
 use crate::compile::{compile, CompileError, Options};
+use crate::launch::{emulate, ParamValue};
 use frontend_ir::interp::{self, GlobalMemory, InterpError};
 use frontend_ir::{FuncId, Function, InstData, Module, Type, UnaryOp, Value};
 use isa::processor::Target;
@@ -128,30 +129,13 @@ pub fn check_except(
     let (memory, bits) = interpret(module, kernel, &ilaunch, args).map_err(CheckError::Interp)?;
     let approx = approximate_elements(module, kernel, &ilaunch, args, &memory, &bits);
     // The compiled kernel on the emulator.
-    let mut device = emu::Device::new();
-    let mut eargs = Vec::with_capacity(args.len());
-    let mut eaddrs = Vec::with_capacity(args.len());
-    for (a, &ty) in args.iter().zip(&func.signature.params) {
-        match a {
-            CheckArg::Buffer { bytes, .. } => {
-                let addr = device.alloc(bytes.clone());
-                eargs.push(emu::ArgValue::ptr(addr));
-                eaddrs.push(Some(addr));
-            }
-            CheckArg::Scalar(b) => {
-                let size = ty.bytes().unwrap_or(4) as usize;
-                eargs.push(emu::ArgValue { bytes: b.to_le_bytes()[..size].to_vec() });
-                eaddrs.push(None);
-            }
-        }
-    }
+    let mut params = params_of(func, args);
     let elaunch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: launch.dyn_shared_bytes };
     let options = emu::Options { wave_size: Some(target.wave_size), seed: launch.seed, ..emu::Options::default() };
-    emu::dispatch(&mut device, &program, &func.name, &elaunch, &eargs, &options).map_err(CheckError::Emu)?;
-    for (param, (a, (&ibits, eaddr))) in args.iter().zip(bits.iter().zip(&eaddrs)).enumerate() {
-        let (CheckArg::Buffer { ty, .. }, Some(eaddr)) = (a, eaddr) else { continue };
+    emulate(&program, &func.name, &elaunch, &options, &mut params).map_err(CheckError::Emu)?;
+    for (param, (a, (&ibits, after))) in args.iter().zip(bits.iter().zip(&params)).enumerate() {
+        let (CheckArg::Buffer { ty, .. }, ParamValue::Buffer(got)) = (a, after) else { continue };
         let expected = memory.buffer(ibits).unwrap_or_default();
-        let got = device.buffer(*eaddr).unwrap_or_default();
         let marks = approx.get(param).map_or(&[][..], Vec::as_slice);
         let size = ty.bytes().unwrap_or(1) as usize;
         let mut start = 0;
@@ -179,16 +163,19 @@ pub fn interpret(
     launch: &interp::Launch,
     args: &[CheckArg],
 ) -> Result<(GlobalMemory, Vec<u64>), InterpError> {
-    let mut memory = GlobalMemory::new();
-    let bits: Vec<u64> = args
-        .iter()
-        .map(|a| match a {
-            CheckArg::Buffer { bytes, .. } => memory.alloc(bytes.clone()),
-            CheckArg::Scalar(b) => *b,
+    crate::launch::interpret(module, kernel, launch, params_of(&module.functions[kernel], args))
+}
+
+/// The arguments as device parameters: a buffer's bytes, a scalar's low bytes (its
+/// parameter's size).
+fn params_of(func: &Function, args: &[CheckArg]) -> Vec<ParamValue> {
+    args.iter()
+        .zip(&func.signature.params)
+        .map(|(a, ty)| match a {
+            CheckArg::Buffer { bytes, .. } => ParamValue::Buffer(bytes.clone()),
+            CheckArg::Scalar(b) => ParamValue::Value(b.to_le_bytes()[..ty.bytes().unwrap_or(4) as usize].to_vec()),
         })
-        .collect();
-    interp::run_kernel(module, kernel, launch, &bits, &mut memory, &interp::Options::default())?;
-    Ok((memory, bits))
+        .collect()
 }
 
 /// The bound within which an element computed from an approximate function (`rsqrt exp2 log2

@@ -26,13 +26,13 @@ pub mod report;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use frontend_ir::interp::{self, GlobalMemory};
+use frontend_ir::interp;
 use frontend_ir::{FuncId, Module};
 use isa::processor::{Target, TargetId};
 use thiserror::Error;
 
 use crate::compile::{compile, Options};
-use crate::launch::{parse_dims, ArgSpec, BufferInit, ParamValue, ScalarType};
+use crate::launch::{emulate, interpret, le_bits, parse_dims, ArgSpec, BufferInit, ParamValue, ScalarType};
 
 include!(concat!(env!("OUT_DIR"), "/conformance_suite.rs"));
 
@@ -492,11 +492,6 @@ fn format_buffers(name: &str, waves: &str, buffers: &[Buffer]) -> String {
     text
 }
 
-/// The little-endian value of up to 8 bytes.
-fn le_bits(bytes: &[u8]) -> u64 {
-    bytes.iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b))
-}
-
 /// Reads an expectation file of `case`, checking that its buffers are the kernel's `&mut`
 /// buffers with their launch lengths.
 fn parse_buffers(file: &str, text: &str, case: &Case) -> Result<Vec<Buffer>, SuiteError> {
@@ -617,25 +612,16 @@ impl RunError {
 
 /// The `&mut` buffers of `case` after a run on the reference interpreter at `wave_size`.
 pub fn run_interp(case: &Case, wave_size: u32) -> Result<Vec<Buffer>, RunError> {
-    let mut memory = GlobalMemory::new();
-    let args: Vec<u64> = case
-        .inputs()?
-        .into_iter()
-        .map(|p| match p {
-            ParamValue::Buffer(bytes) => memory.alloc(bytes),
-            ParamValue::Value(bytes) => le_bits(&bytes),
-        })
-        .collect();
     let launch = interp::Launch {
         grid: case.launch.grid,
         block: case.launch.block,
         wave_size,
         dyn_shared_bytes: case.launch.dyn_shared_bytes,
     };
-    interp::run_kernel(&case.module, case.kernel, &launch, &args, &mut memory, &interp::Options::default())?;
+    let (memory, bits) = interpret(&case.module, case.kernel, &launch, case.inputs()?)?;
     Ok(case
         .results()
-        .map(|(param, ty)| Buffer { param, ty, bytes: memory.buffer(args[param]).unwrap_or_default().to_vec() })
+        .map(|(param, ty)| Buffer { param, ty, bytes: memory.buffer(bits[param]).unwrap_or_default().to_vec() })
         .collect())
 }
 
@@ -679,7 +665,10 @@ pub fn run_compiled(case: &Case, target: &Target, device: Device) -> Result<Vec<
     for &seed in seeds {
         let mut params = case.inputs()?;
         match device {
-            Device::Emu => run_on_emulator(&program, kernel, &launch, target.wave_size, seed, &mut params)?,
+            Device::Emu => {
+                let options = emu::Options { wave_size: Some(target.wave_size), seed, ..emu::Options::default() };
+                emulate(&program, kernel, &launch, &options, &mut params)?;
+            }
             Device::Gpu => {
                 let gpu_launch = crate::gpu::GpuLaunch { code_object: &code_object, program: &program, kernel, launch };
                 crate::gpu::run(&gpu_launch, &mut params)?
@@ -687,53 +676,11 @@ pub fn run_compiled(case: &Case, target: &Target, device: Device) -> Result<Vec<
         }
         let buffers = case
             .results()
-            .map(|(param, ty)| {
-                let bytes = match &params[param] {
-                    ParamValue::Buffer(bytes) => bytes.clone(),
-                    ParamValue::Value(_) => Vec::new(),
-                };
-                Buffer { param, ty, bytes }
-            })
+            .map(|(param, ty)| Buffer { param, ty, bytes: params[param].clone().into_buffer() })
             .collect();
         runs.push((seed, buffers));
     }
     Ok(runs)
-}
-
-/// Runs `kernel` of `program` on a fresh emulated device with interleaving `seed`; each buffer
-/// of `params` is replaced by its contents after the run.
-fn run_on_emulator(
-    program: &emu::Program,
-    kernel: &str,
-    launch: &emu::Launch,
-    wave_size: u32,
-    seed: u64,
-    params: &mut [ParamValue],
-) -> Result<(), emu::EmuError> {
-    let mut device = emu::Device::new();
-    let mut addrs = Vec::with_capacity(params.len());
-    let args: Vec<emu::ArgValue> = params
-        .iter()
-        .map(|p| match p {
-            ParamValue::Buffer(bytes) => {
-                let addr = device.alloc(bytes.clone());
-                addrs.push(Some(addr));
-                emu::ArgValue::ptr(addr)
-            }
-            ParamValue::Value(bytes) => {
-                addrs.push(None);
-                emu::ArgValue { bytes: bytes.clone() }
-            }
-        })
-        .collect();
-    let options = emu::Options { wave_size: Some(wave_size), seed, ..emu::Options::default() };
-    emu::dispatch(&mut device, program, kernel, launch, &args, &options)?;
-    for (param, addr) in params.iter_mut().zip(addrs) {
-        if let (ParamValue::Buffer(bytes), Some(addr)) = (param, addr) {
-            *bytes = device.buffer(addr).unwrap_or_default().to_vec();
-        }
-    }
-    Ok(())
 }
 
 /// The first difference between expected and actual buffers, as a message; floats under

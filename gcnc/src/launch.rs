@@ -547,6 +547,78 @@ pub enum ParamValue {
     Value(Vec<u8>),
 }
 
+impl ParamValue {
+    /// A buffer's bytes (after a run, its contents then); nothing for a value.
+    pub fn into_buffer(self) -> Vec<u8> {
+        match self {
+            ParamValue::Buffer(bytes) => bytes,
+            ParamValue::Value(_) => Vec::new(),
+        }
+    }
+}
+
+/// Runs `kernel` of `program` on a fresh emulated device with `params`; each buffer of
+/// `params` is then replaced by its contents after the run. The emulator's counterpart of
+/// [`crate::gpu::run`], shared by `gcnc run`, `gcnc check` and the conformance suite.
+pub fn emulate(
+    program: &emu::Program,
+    kernel: &str,
+    launch: &emu::Launch,
+    options: &emu::Options,
+    params: &mut [ParamValue],
+) -> Result<emu::Stats, emu::EmuError> {
+    let mut device = emu::Device::new();
+    let mut addrs = Vec::with_capacity(params.len());
+    let args: Vec<emu::ArgValue> = params
+        .iter()
+        .map(|p| match p {
+            ParamValue::Buffer(bytes) => {
+                let addr = device.alloc(bytes.clone());
+                addrs.push(Some(addr));
+                emu::ArgValue::ptr(addr)
+            }
+            ParamValue::Value(bytes) => {
+                addrs.push(None);
+                emu::ArgValue { bytes: bytes.clone() }
+            }
+        })
+        .collect();
+    let stats = emu::dispatch(&mut device, program, kernel, launch, &args, options)?;
+    for (param, addr) in params.iter_mut().zip(addrs) {
+        if let (ParamValue::Buffer(bytes), Some(addr)) = (param, addr) {
+            *bytes = device.buffer(addr).unwrap_or_default().to_vec();
+        }
+    }
+    Ok(stats)
+}
+
+/// Runs `kernel` of `module` on the reference interpreter with `params` (each buffer in fresh
+/// memory, each value as its little-endian bits): the memory afterwards and each parameter's
+/// bits (a buffer's address in that memory).
+pub fn interpret(
+    module: &frontend_ir::Module,
+    kernel: frontend_ir::FuncId,
+    launch: &frontend_ir::interp::Launch,
+    params: Vec<ParamValue>,
+) -> Result<(frontend_ir::interp::GlobalMemory, Vec<u64>), frontend_ir::interp::InterpError> {
+    use frontend_ir::interp::{run_kernel, GlobalMemory, Options};
+    let mut memory = GlobalMemory::new();
+    let bits: Vec<u64> = params
+        .into_iter()
+        .map(|p| match p {
+            ParamValue::Buffer(bytes) => memory.alloc(bytes),
+            ParamValue::Value(bytes) => le_bits(&bytes),
+        })
+        .collect();
+    run_kernel(module, kernel, launch, &bits, &mut memory, &Options::default())?;
+    Ok((memory, bits))
+}
+
+/// The little-endian value of up to 8 bytes.
+pub fn le_bits(bytes: &[u8]) -> u64 {
+    bytes.iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b))
+}
+
 /// A `--dump I=FILE`: write kernel parameter `index` (0-based over all parameters; it must be a
 /// buffer) to `path` after the run, as raw little-endian bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -594,9 +666,7 @@ pub fn parse_param_index(text: &str) -> Result<usize, LaunchError> {
 pub fn format_elements(ty: ScalarType, bytes: &[u8]) -> String {
     let mut out = String::new();
     for (i, chunk) in bytes.chunks_exact(ty.size()).enumerate() {
-        let mut le = [0u8; 8];
-        le[..chunk.len()].copy_from_slice(chunk);
-        out.push_str(&format!("[{i}] {}\n", ty.format_bits(u64::from_le_bytes(le))));
+        out.push_str(&format!("[{i}] {}\n", ty.format_bits(le_bits(chunk))));
     }
     out
 }
@@ -839,14 +909,7 @@ mod tests {
     }
 
     fn elements(ty: ScalarType, bytes: &[u8]) -> Vec<u64> {
-        bytes
-            .chunks_exact(ty.size())
-            .map(|c| {
-                let mut le = [0u8; 8];
-                le[..c.len()].copy_from_slice(c);
-                u64::from_le_bytes(le)
-            })
-            .collect()
+        bytes.chunks_exact(ty.size()).map(le_bits).collect()
     }
 
     #[test]

@@ -107,29 +107,12 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
 /// Runs the kernel on the emulator and returns each parameter's bytes after the run (empty
 /// for scalars).
 pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
-    let prepared = prepare(opts)?;
-    let mut device = emu::Device::new();
-    let mut buffers = Vec::with_capacity(prepared.params.len());
-    let args: Vec<emu::ArgValue> = prepared
-        .params
-        .into_iter()
-        .map(|param| match param {
-            ParamValue::Buffer(bytes) => {
-                let addr = device.alloc(bytes);
-                buffers.push(Some(addr));
-                emu::ArgValue::ptr(addr)
-            }
-            ParamValue::Value(bytes) => {
-                buffers.push(None);
-                emu::ArgValue { bytes }
-            }
-        })
-        .collect();
+    let mut prepared = prepare(opts)?;
     let name = &prepared.name;
     let options = emu::Options { wave_size: Some(prepared.wave_size), ..emu::Options::default() };
-    emu::dispatch(&mut device, &prepared.program, name, &prepared.launch, &args, &options)
+    gcnc::launch::emulate(&prepared.program, name, &prepared.launch, &options, &mut prepared.params)
         .with_context(|| format!("running {name} on the emulator"))?;
-    Ok(buffers.into_iter().map(|b| b.and_then(|a| device.buffer(a)).map(<[u8]>::to_vec).unwrap_or_default()).collect())
+    Ok(prepared.params.into_iter().map(ParamValue::into_buffer).collect())
 }
 
 /// Runs the kernel on a GPU through the HSA runtime and returns each parameter's bytes after
@@ -143,14 +126,7 @@ pub fn run_gpu(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
         launch: prepared.launch,
     };
     gcnc::gpu::run(&launch, &mut prepared.params)?;
-    Ok(prepared
-        .params
-        .into_iter()
-        .map(|p| match p {
-            ParamValue::Buffer(bytes) => bytes,
-            ParamValue::Value(_) => Vec::new(),
-        })
-        .collect())
+    Ok(prepared.params.into_iter().map(ParamValue::into_buffer).collect())
 }
 
 /// A by-value argument of a code object: typed by the spec, or by the metadata's

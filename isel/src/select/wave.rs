@@ -37,6 +37,7 @@
 //! active lanes (`s_bcnt1` of EXEC), and its `xor` itself times that number's parity; a
 //! uniform float's `fmin`/`fmax` is itself and its sum goes through the loop.
 
+use super::alu::scalar;
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{ReduceOp, Type, Value};
@@ -219,23 +220,16 @@ fn cselect(ctx: &mut Ctx<'_>, scc: Temp, x: Operand, y: Operand) -> Operand {
     Operand::temp(r)
 }
 
-/// A SALU operation with one 32-bit result that writes SCC as a side effect.
-fn salu32(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand]) -> Operand {
-    let r = ctx.temp(RegClass::S1);
-    ctx.salu(opcode, &[Def::temp(r), Ctx::scc_clobber()], ops);
-    Operand::temp(r)
-}
-
 /// `x` with its sign bit flipped, in an SGPR.
 fn sign_flip_scalar(ctx: &mut Ctx<'_>, x: Operand) -> Operand {
-    salu32(ctx, Opcode::SXorB32, &[x, Operand::constant(0x8000_0000)])
+    Operand::temp(scalar(ctx, Opcode::SXorB32, &[x, Operand::constant(0x8000_0000)], true))
 }
 
 /// Folds the kept dwords of one lane into the accumulator `a`.
 fn fold(ctx: &mut Ctx<'_>, step: Step, a: &[Operand], k: &[Operand]) -> Parts {
     match step {
-        Step::Salu(opcode) => [salu32(ctx, opcode, &[a[0], k[0]])].into_iter().collect(),
-        Step::Bits64(opcode) => (0..2).map(|i| salu32(ctx, opcode, &[a[i], k[i]])).collect(),
+        Step::Salu(opcode) => [Operand::temp(scalar(ctx, opcode, &[a[0], k[0]], true))].into_iter().collect(),
+        Step::Bits64(opcode) => (0..2).map(|i| Operand::temp(scalar(ctx, opcode, &[a[i], k[i]], true))).collect(),
         Step::Add64 => {
             let (lo, hi, carry) = (ctx.temp(RegClass::S1), ctx.temp(RegClass::S1), ctx.temp(RegClass::S1));
             ctx.salu(Opcode::SAddU32, &[Def::temp(lo), Def::fixed(carry, PhysReg::SCC)], &[a[0], k[0]]);
@@ -277,8 +271,12 @@ fn uniform_int(ctx: &mut Ctx<'_>, op: ReduceOp, val: Val, dwords: u8) -> Result<
     }
     let bcnt = if ctx.wave == 64 { Opcode::SBcnt1I32B64 } else { Opcode::SBcnt1I32B32 };
     let exec = ctx.exec();
-    let count = salu32(ctx, bcnt, &[exec]);
-    let factor = if op == ReduceOp::Xor { salu32(ctx, Opcode::SAndB32, &[count, Operand::constant(1)]) } else { count };
+    let count = Operand::temp(scalar(ctx, bcnt, &[exec], true));
+    let factor = if op == ReduceOp::Xor {
+        Operand::temp(scalar(ctx, Opcode::SAndB32, &[count, Operand::constant(1)], true))
+    } else {
+        count
+    };
     let mul = |ctx: &mut Ctx<'_>, opcode, x| {
         let r = ctx.temp(RegClass::S1);
         ctx.salu(opcode, &[Def::temp(r)], &[x, factor]);
@@ -291,7 +289,7 @@ fn uniform_int(ctx: &mut Ctx<'_>, op: ReduceOp, val: Val, dwords: u8) -> Result<
     let low = mul(ctx, Opcode::SMulI32, lo);
     let carry = mul(ctx, Opcode::SMulHiU32, lo);
     let cross = mul(ctx, Opcode::SMulI32, hi);
-    let high = salu32(ctx, Opcode::SAddU32, &[carry, cross]);
+    let high = Operand::temp(scalar(ctx, Opcode::SAddU32, &[carry, cross], true));
     Ok(ctx.create_vector(RegClass::S2, &[low, high]))
 }
 
@@ -374,7 +372,7 @@ fn cross_half(ctx: &mut Ctx<'_>, l: Operand, addr: Temp, parts: &[Temp], own: &[
     let high_source = ctx.temp(RegClass::S2);
     ctx.valu(Opcode::VCmpNeU32, &[Def::temp(high_source)], &[Operand::constant(0), Operand::temp(bit5)]);
     let [lo, hi] = [0, 1].map(|i| Operand::temp(ctx.split(high_source)[i]));
-    let low_source = salu32(ctx, Opcode::SNotB32, &[hi]);
+    let low_source = Operand::temp(scalar(ctx, Opcode::SNotB32, &[hi], true));
     let other_half = ctx.create_vector(RegClass::S2, &[lo, low_source]);
     // Whole-wave mode: everything written is a linear VGPR.
     let saved = ctx.temp(RegClass::S2);

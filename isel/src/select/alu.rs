@@ -16,6 +16,7 @@ use frontend_ir::{BinaryOp, ConvOp, FloatCC, InstData, IntCC, Type, UnaryOp, Val
 use isa::mir::{Def, Operand};
 use isa::opcode::Opcode;
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use smallvec::SmallVec;
 
 /// Selects an arithmetic, compare, select, conversion or `ptradd` instruction.
 pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, r: Value) -> Result<(), IselError> {
@@ -55,6 +56,26 @@ pub(super) fn vector(ctx: &mut Ctx<'_>, opcode: Opcode, ops: &[Operand], r: Valu
     } else {
         Val::Temp(ctx.readfirstlane(v))
     }
+}
+
+/// VALU results (dwords in VGPRs, or constants) as the value `r`: a VGPR tuple when `r` is
+/// divergent, else read back into SGPRs.
+pub(super) fn finish(ctx: &mut Ctx<'_>, parts: &[Operand], r: Value) -> Result<Val, IselError> {
+    let mut temps: SmallVec<[Operand; 2]> = SmallVec::new();
+    for &p in parts {
+        temps.push(Operand::temp(ctx.in_vgpr(p, 1)?));
+    }
+    let v = match temps.as_slice() {
+        [one] => one.temp_of().expect("in_vgpr gives a temporary"),
+        _ => ctx.create_vector(RegClass::vgpr(temps.len() as u8), &temps),
+    };
+    Ok(Val::Temp(if ctx.div.is_divergent(r) { v } else { ctx.readfirstlane(v) }))
+}
+
+/// The two dwords of a 64-bit temporary (an operand that is one).
+pub(super) fn halves_of(ctx: &mut Ctx<'_>, v: Operand) -> [Operand; 2] {
+    let parts = ctx.split(v.temp_of().expect("a 64-bit temporary"));
+    [Operand::temp(parts[0]), Operand::temp(parts[1])]
 }
 
 /// A SALU operation with one 32-bit result (and SCC written when `writes_scc`).

@@ -17,13 +17,13 @@
 //! every input on its own. A divisor of 0 is fixed up at the end (`v_cmp_eq_u64` and two
 //! `v_cndmask_b32`), since the estimate is meaningless there.
 
-use super::alu::{add64, scalar, v32, vector};
+use super::alu::{add64, finish, halves_of, scalar, v32, vector};
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{BinaryOp, Type, Value};
 use isa::mir::{Def, Operand};
 use isa::opcode::Opcode;
-use isa::reg::{RegClass, Temp};
+use isa::reg::RegClass;
 use smallvec::SmallVec;
 
 /// The two dwords of a 64-bit value, low first.
@@ -45,20 +45,6 @@ pub(super) fn select(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Val
         Type::I64 => divide64(ctx, signed, rem, a, b, r).map(Some),
         _ => Ok(None),
     }
-}
-
-/// VALU results (dwords in VGPRs, or constants) as the value `r`: a VGPR tuple when `r` is
-/// divergent, else read back into SGPRs.
-pub(super) fn finish(ctx: &mut Ctx<'_>, parts: &[Operand], r: Value) -> Result<Val, IselError> {
-    let mut temps: SmallVec<[Operand; 2]> = SmallVec::new();
-    for &p in parts {
-        temps.push(Operand::temp(ctx.in_vgpr(p, 1)?));
-    }
-    let v = match temps.as_slice() {
-        [one] => one.temp_of().expect("in_vgpr gives a temporary"),
-        _ => ctx.create_vector(RegClass::vgpr(temps.len() as u8), &temps),
-    };
-    Ok(Val::Temp(if ctx.div.is_divergent(r) { v } else { ctx.readfirstlane(v) }))
 }
 
 /// `parts` where the divisor `y` (of `cmp`'s width, `v_cmp_eq_u32` or `v_cmp_eq_u64`) is
@@ -319,12 +305,6 @@ fn magic_u32(d: u32) -> (u32, bool, u32) {
 
 // ---- 64 bits ----
 
-/// The dwords of a VGPR pair.
-fn halves_of(ctx: &mut Ctx<'_>, t: Temp) -> Pair {
-    let parts = ctx.split(t);
-    [Operand::temp(parts[0]), Operand::temp(parts[1])]
-}
-
 /// Dwords as one 64-bit operand: a VGPR pair (constants and SGPRs copied in).
 fn joined(ctx: &mut Ctx<'_>, [lo, hi]: Pair) -> Result<Operand, IselError> {
     let (lo, hi) = (ctx.in_vgpr(lo, 1)?, ctx.in_vgpr(hi, 1)?);
@@ -334,14 +314,14 @@ fn joined(ctx: &mut Ctx<'_>, [lo, hi]: Pair) -> Result<Operand, IselError> {
 /// `a - b` (or `a + b`) of 64 bits on the VALU, as dwords.
 pub(super) fn add_v64(ctx: &mut Ctx<'_>, a: Pair, b: Pair, sub: bool) -> Pair {
     let t = add64(ctx, a, b, sub, true);
-    halves_of(ctx, t)
+    halves_of(ctx, Operand::temp(t))
 }
 
 /// `v_mad_u64_u32`: the 64-bit `a * b + c` of dwords `a`, `b` and a 64-bit `c`.
 fn mad64(ctx: &mut Ctx<'_>, a: Operand, b: Operand, c: Operand) -> Pair {
     let (d, carry) = (ctx.temp(RegClass::V2), ctx.temp(ctx.lm()));
     ctx.valu(Opcode::VMadU64U32, &[Def::temp(d), Def::temp(carry)], &[a, b, c]);
-    halves_of(ctx, d)
+    halves_of(ctx, Operand::temp(d))
 }
 
 /// The low 64 bits of `a * b`: `lo(a0 * b0)`, and `hi(a0 * b0) + lo(a0 * b1) + lo(a1 * b0)`.

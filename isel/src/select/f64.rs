@@ -33,7 +33,7 @@
 #[path = "math64.rs"]
 mod math64;
 
-use super::alu::{from_mask, scalar, v32, wide_scalar};
+use super::alu::{finish, from_mask, halves_of, scalar, v32, wide_scalar};
 use super::divide::{apply_sign64, Pair};
 use super::{Ctx, Val};
 use crate::error::IselError;
@@ -61,7 +61,7 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, r: Value) -> Result<Opt
         InstData::Fma { args } if ty == Type::F64 => {
             let ops = [operand(ctx, args[0])?, operand(ctx, args[1])?, operand(ctx, args[2])?];
             let v = v64(ctx, Opcode::VFmaF64, &ops);
-            Ok(Some(finish(ctx, v, r)))
+            finish(ctx, &[v], r).map(Some)
         }
         InstData::Fcmp { cc, args: [a, b] } if ctx.func.dfg.value_type(a) == Type::F64 => {
             fcmp(ctx, cc, a, b, r).map(Some)
@@ -107,12 +107,6 @@ fn modifiers(ctx: &mut Ctx<'_>, neg: u8, abs: u8) {
     inst.vop3 = true;
 }
 
-/// A VALU result (a VGPR temporary) as the value `r`: read back into SGPRs when uniform.
-fn finish(ctx: &mut Ctx<'_>, v: Operand, r: Value) -> Val {
-    let t = v.temp_of().expect("VALU results are temporaries");
-    Val::Temp(if ctx.div.is_divergent(r) { t } else { ctx.readfirstlane(t) })
-}
-
 /// Two dwords as a pair in VGPRs (`divergent`) or SGPRs, constants moved in.
 fn pair_of(ctx: &mut Ctx<'_>, parts: Pair, divergent: bool) -> Result<Temp, IselError> {
     let mut regs = [Operand::constant(0); 2];
@@ -129,13 +123,6 @@ fn pair_of(ctx: &mut Ctx<'_>, parts: Pair, divergent: bool) -> Result<Temp, Isel
     }
     let rc = if divergent { RegClass::V2 } else { RegClass::S2 };
     Ok(ctx.create_vector(rc, &regs))
-}
-
-/// The dwords of a VGPR pair.
-fn halves_of(ctx: &mut Ctx<'_>, v: Operand) -> Pair {
-    let t = v.temp_of().expect("VALU results are temporaries");
-    let parts = ctx.split(t);
-    [Operand::temp(parts[0]), Operand::temp(parts[1])]
 }
 
 // ---- Arithmetic ----
@@ -167,7 +154,7 @@ fn binary(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Resu
         }
         _ => return Err(ctx.unsupported(format!("{op} on f64"))),
     };
-    Ok(finish(ctx, v, r))
+    finish(ctx, &[v], r)
 }
 
 /// A correctly rounded f64 division `x / y`, as LLVM 19 expands it (see the module comment).
@@ -281,7 +268,7 @@ fn unary(ctx: &mut Ctx<'_>, op: UnaryOp, arg: Value, r: Value) -> Result<Val, Is
         UnaryOp::Cos => math64::sin_cos(ctx, x, true),
         _ => return Err(ctx.unsupported(format!("{op} on f64"))),
     };
-    Ok(finish(ctx, v, r))
+    finish(ctx, &[v], r)
 }
 
 // ---- Compares and selects ----
@@ -403,7 +390,7 @@ fn convert(ctx: &mut Ctx<'_>, op: ConvOp, ty: Type, arg: Value, r: Value) -> Res
         }
         _ => return Ok(None),
     };
-    Ok(Some(finish(ctx, v, r)))
+    finish(ctx, &[v], r).map(Some)
 }
 
 /// A u64 (as dwords) to f32, correctly rounded: shifted left by the leading zeros of the high

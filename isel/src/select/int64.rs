@@ -8,8 +8,8 @@
 //! value stays scalar; otherwise the VALU computes it and a uniform result is read back, as
 //! for the 32-bit high multiply.
 
-use super::alu::{add64, icmp, scalar, v32};
-use super::divide::{add_v64, apply_sign64, finish, mul_hi64};
+use super::alu::{add64, finish, icmp, scalar, v32};
+use super::divide::{add_v64, apply_sign64, mul_hi64};
 use super::f64::select64_on;
 use super::{Ctx, Val};
 use crate::error::IselError;

@@ -11,7 +11,7 @@
 //! instructions, but through f32 the f16 result is within an ulp of the true value (an f16
 //! `1/(2*pi)` alone costs sin about 2^-12 relatively) and f16 inputs never need the scaling.
 
-use super::alu::{v32, vector};
+use super::alu::{finish, v32, vector};
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{Type, UnaryOp, Value};
@@ -60,13 +60,7 @@ pub(super) fn unary(ctx: &mut Ctx<'_>, op: UnaryOp, arg: Value, r: Value) -> Res
         }
         _ => return Err(ctx.unsupported(format!("{op} on {ty}"))),
     };
-    Ok(finish(ctx, result, r))
-}
-
-/// A VALU result as the value `r`: itself when divergent, else read back into an SGPR.
-fn finish(ctx: &mut Ctx<'_>, v: Operand, r: Value) -> Val {
-    let t = v.temp_of().expect("the expansions end in a VALU result");
-    Val::Temp(if ctx.div.is_divergent(r) { t } else { ctx.readfirstlane(t) })
+    finish(ctx, &[result], r)
 }
 
 /// A lane mask of the VALU compare `opcode a, b`.

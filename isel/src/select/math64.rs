@@ -47,9 +47,9 @@
 //! on the three targets; the instruction sequences are shown by the filetest
 //! `isel/tests/filetests/f64_math.mir`.
 
-use super::super::alu::v32;
+use super::super::alu::{halves_of, v32};
 use super::super::Ctx;
-use super::{constant, fdiv, halves_of, modifiers, sqrt, v64, ONE};
+use super::{constant, fdiv, modifiers, sqrt, v64, ONE};
 use isa::mir::{Def, Operand};
 use isa::opcode::Opcode;
 use isa::reg::RegClass;

@@ -22,17 +22,6 @@ fn scalar_type(ty: Type) -> Result<ScalarType> {
     })
 }
 
-/// The IR element type of a command-line type (integers carry no sign in the IR).
-fn ir_type(ty: ScalarType) -> Type {
-    match ty {
-        ScalarType::I32 | ScalarType::U32 => Type::I32,
-        ScalarType::I64 | ScalarType::U64 => Type::I64,
-        ScalarType::F16 => Type::F16,
-        ScalarType::F32 => Type::F32,
-        ScalarType::F64 => Type::F64,
-    }
-}
-
 /// Runs `gcnc check`; an error (exit status 1) when the results differ.
 pub fn run(opts: &CheckOpts) -> Result<()> {
     let module = crate::source::load_module(&opts.input)?;
@@ -87,7 +76,7 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
                 let context = || format!("parameter {i} of @{} ({ty})", func.name);
                 match spec {
                     ArgSpec::Buffer { ty: elem, .. } if ty.is_ptr() => {
-                        Ok(CheckArg::Buffer { ty: ir_type(*elem), bytes: spec.materialize().with_context(context)? })
+                        Ok(CheckArg::Buffer { ty: elem.ir_type(), bytes: spec.materialize().with_context(context)? })
                     }
                     _ if ty.is_ptr() => bail!("{}: a pointer parameter needs a buffer, not '{spec}'", context()),
                     _ => Ok(CheckArg::Scalar(crate::run_interp::scalar_bits(spec, ty).with_context(context)?)),

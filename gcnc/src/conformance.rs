@@ -31,6 +31,7 @@ use frontend_ir::{FuncId, Module};
 use isa::processor::{Target, TargetId};
 use thiserror::Error;
 
+use crate::check::CheckArg;
 use crate::compile::{compile, Options};
 use crate::launch::{emulate, interpret, le_bits, parse_dims, ArgSpec, BufferInit, ParamValue, ScalarType};
 
@@ -448,6 +449,22 @@ impl Case {
                 Param::Buffer { .. } => Ok(ParamValue::Buffer(spec.materialize().map_err(input)?)),
             })
             .collect()
+    }
+
+    /// The arguments of a differential check ([`crate::check::check`]) of this case: each
+    /// buffer's element type and initial bytes, each scalar's bits.
+    pub fn check_args(&self) -> Result<Vec<CheckArg>, RunError> {
+        Ok(self
+            .inputs()?
+            .into_iter()
+            .zip(&self.params)
+            .map(|(value, param)| match (value, param) {
+                (ParamValue::Buffer(bytes), Param::Buffer { elem, .. }) => {
+                    CheckArg::Buffer { ty: elem.ir_type(), bytes }
+                }
+                (ParamValue::Value(bytes), _) | (ParamValue::Buffer(bytes), _) => CheckArg::Scalar(le_bits(&bytes)),
+            })
+            .collect())
     }
 
     /// The `&mut` buffer parameters: (index, element type).

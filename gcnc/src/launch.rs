@@ -169,6 +169,18 @@ impl ScalarType {
         }
     }
 
+    /// The IR type of a value of this type (integers carry no sign in the IR).
+    pub fn ir_type(self) -> frontend_ir::Type {
+        use frontend_ir::Type;
+        match self {
+            ScalarType::I32 | ScalarType::U32 => Type::I32,
+            ScalarType::I64 | ScalarType::U64 => Type::I64,
+            ScalarType::F16 => Type::F16,
+            ScalarType::F32 => Type::F32,
+            ScalarType::F64 => Type::F64,
+        }
+    }
+
     /// Whether this is a floating-point type.
     pub fn is_float(self) -> bool {
         matches!(self, ScalarType::F16 | ScalarType::F32 | ScalarType::F64)

@@ -258,8 +258,8 @@ impl Ctx<'_> {
         }
     }
 
-    /// The values defined in `lp` and read by an instruction outside it: the divergent
-    /// booleans (lane masks) and the others.
+    /// The values defined in `lp` and read by an instruction outside it (as an operand or a
+    /// branch argument): the divergent booleans (lane masks) and the others.
     pub fn live_out(&mut self, lp: Loop) -> (Vec<Value>, Vec<Value>) {
         let func = self.func;
         let uses = self.value_uses.get_or_insert_with(|| {
@@ -270,7 +270,9 @@ impl Ctx<'_> {
                 if let Some(r) = func.dfg.inst_result(inst) {
                     uses[r].def = b.into();
                 }
-                for &v in func.dfg.insts[inst].args() {
+                let data = &func.dfg.insts[inst];
+                let branch_args = data.block_calls().iter().flat_map(|call| call.args.iter());
+                for &v in data.args().iter().chain(branch_args) {
                     if uses[v].blocks.last() != Some(&b) {
                         uses[v].blocks.push(b);
                     }

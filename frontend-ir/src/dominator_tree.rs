@@ -23,7 +23,7 @@ const UNDEF: u32 = u32::MAX;
 /// A dominator tree over the nodes `0..n` of a graph, numbered in reverse postorder from the
 /// root `0`: the shared core of [`DominatorTree`] and [`PostDominatorTree`].
 #[derive(Clone, Debug, Default)]
-struct Tree {
+pub(crate) struct Tree {
     /// The immediate dominator of each node; `idom[0] == 0`.
     idom: Vec<u32>,
     /// The preorder number of each node in the tree.
@@ -38,7 +38,7 @@ struct Tree {
 impl Tree {
     /// Computes the tree of `n` nodes, where `preds(i)` lists the predecessors of node `i` that
     /// are reachable from the root (as node numbers below `n`).
-    fn new<I: Iterator<Item = u32>>(n: usize, preds: impl Fn(usize) -> I) -> Tree {
+    pub(crate) fn new<I: Iterator<Item = u32>>(n: usize, preds: impl Fn(usize) -> I) -> Tree {
         let mut idom = vec![UNDEF; n];
         if n == 0 {
             return Tree { child_start: vec![0], ..Tree::default() };
@@ -110,7 +110,7 @@ impl Tree {
     }
 
     /// Whether node `a` dominates node `b`.
-    fn dominates(&self, a: u32, b: u32) -> bool {
+    pub(crate) fn dominates(&self, a: u32, b: u32) -> bool {
         let (pre_a, pre_b) = (self.pre[a as usize], self.pre[b as usize]);
         pre_a <= pre_b && pre_b < pre_a + self.size[a as usize]
     }

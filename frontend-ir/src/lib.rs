@@ -5,7 +5,8 @@
 //! `cranelift-entity` tables. The IR is what every frontend produces: the kernel language
 //! lowers to it, embedding programs build it with the [`builder`], and tests write it as text
 //! (`.gir`, see [`parser`] and [`write`](mod@write)). The [`verifier`] checks that a module is well formed,
-//! [`cfg`](mod@cfg), [`dominator_tree`] and [`loops`] analyse its control flow, and the [`interp`]
+//! [`cfg`](mod@cfg), [`dominator_tree`] and [`loops`] analyse its control flow, [`reconverge`] says
+//! where the lanes of a wave meet again after a divergent branch, and the [`interp`]
 //! reference interpreter runs a kernel over a grid and is the semantic oracle that compiled code
 //! is checked against.
 #![deny(missing_docs)]
@@ -19,6 +20,7 @@ mod instructions;
 pub mod interp;
 pub mod loops;
 pub mod parser;
+pub mod reconverge;
 mod types;
 pub mod verifier;
 pub mod write;

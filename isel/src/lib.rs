@@ -10,7 +10,8 @@
 //! ```
 //!
 //! [`divergence`] decides for every value whether it is uniform across a wave's lanes, and
-//! `reconverge` where the lanes of each branch meet again; [`select()`] turns the kernel into
+//! [`frontend_ir::reconverge`] (shared with the reference interpreter, so both agree on it)
+//! where the lanes of each branch meet again; [`select()`] turns the kernel into
 //! MIR over SGPR and VGPR register classes, with the two CFGs of the design (logical and
 //! linear), the kernel's inputs found through runtime-abi, and the EXEC sequences of divergent
 //! control flow (`exec_mask`: ifs, switches, loops with breaks and continues, early returns,
@@ -25,7 +26,6 @@ mod error;
 mod exec_mask;
 mod hw;
 pub mod mir_verify;
-mod reconverge;
 mod select;
 
 pub use error::IselError;

@@ -4,8 +4,11 @@
 //! defines it. Work-items are packed into waves of 32 or 64 lanes by their flattened local id
 //! within the (possibly partial) workgroup. A wave runs its lanes in lockstep: at a divergent
 //! branch the lanes split into groups that run one after another, and they rejoin at the
-//! branching block's immediate post-dominator, tracked with a reconvergence stack per call
-//! frame. Wave operations see the lanes active at that point.
+//! branch's join ([`crate::reconverge`], the definition instruction selection compiles too).
+//! Lanes that continue a loop wait at its header until no lane is left in the iteration, and
+//! all start the next one together; lanes that leave a loop wait at its exit until no lane is
+//! left in the loop, then go on to the blocks their breaks named. A reconvergence stack per
+//! call frame tracks this. Wave operations see the lanes active at that point.
 //!
 //! All waves of all resident workgroups advance one instruction at a time in a fixed
 //! round-robin order, so one workgroup can wait for another's message through an atomic; a step
@@ -22,14 +25,15 @@ mod memory;
 pub use memory::{GlobalMemory, MemError, PRIVATE_APERTURE, SHARED_APERTURE};
 
 use crate::cfg::ControlFlowGraph;
-use crate::dominator_tree::PostDominatorTree;
+use crate::dominator_tree::DominatorTree;
 use crate::entities::{Block, FuncId, Inst, Slot, Value};
 use crate::function::{Function, Module};
 use crate::instructions::{InstData, Special};
+use crate::loops::{check_reducible, Irreducible, Loop, LoopAnalysis};
+use crate::reconverge::Joins;
 use crate::types::AddrSpace;
 use crate::verifier::{verify_module, VerifierErrors};
 use crate::write::inst_to_string;
-use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use memory::{PrivateMemory, SharedMemory};
 use thiserror::Error;
@@ -108,6 +112,14 @@ pub enum LaunchError {
         expected: usize,
         /// The arguments given.
         got: usize,
+    },
+    /// A function's control flow is irreducible: where its lanes would rejoin is not defined.
+    #[error("@{func}: {error}")]
+    Irreducible {
+        /// The function.
+        func: String,
+        /// The offending edge.
+        error: Irreducible,
     },
     /// A wave size other than 32 or 64.
     #[error("wave size {0} is not supported (32 or 64)")]
@@ -243,7 +255,7 @@ pub fn run_kernel(
     options: &Options,
 ) -> Result<RunStats, InterpError> {
     verify_module(module).map_err(LaunchError::Verify)?;
-    let infos = module.functions.iter().map(|(_, f)| FuncInfo::new(f)).collect::<Vec<_>>();
+    let infos = module.functions.iter().map(|(_, f)| FuncInfo::new(f)).collect::<Result<Vec<_>, _>>()?;
     let infos: PrimaryMap<FuncId, FuncInfo> = PrimaryMap::from_iter(infos);
     let func = &module.functions[kernel];
     check_launch(func, &infos[kernel], launch, args)?;
@@ -292,8 +304,10 @@ fn check_launch(func: &Function, info: &FuncInfo, launch: &Launch, args: &[u64])
 
 /// Per-function facts computed once per run.
 struct FuncInfo {
-    /// Where lanes that diverge at the end of each block rejoin (None: the virtual exit).
-    ipdom: SecondaryMap<Block, PackedOption<Block>>,
+    /// Where lanes that diverge at the end of each block rejoin, and the loops' exits.
+    joins: Joins,
+    /// The function's loops.
+    loops: LoopAnalysis,
     /// Offset of each slot: in the group's shared memory, or in the frame's private memory.
     slot_offset: SecondaryMap<Slot, u32>,
     /// Private bytes per frame.
@@ -305,13 +319,13 @@ struct FuncInfo {
 }
 
 impl FuncInfo {
-    fn new(func: &Function) -> FuncInfo {
+    fn new(func: &Function) -> Result<FuncInfo, LaunchError> {
         let cfg = ControlFlowGraph::new(func);
-        let pdt = PostDominatorTree::new(func, &cfg);
-        let mut ipdom = SecondaryMap::new();
-        for &b in &func.layout {
-            ipdom[b] = pdt.ipdom(b).into();
-        }
+        let domtree = DominatorTree::new(func, &cfg);
+        check_reducible(func, &cfg, &domtree)
+            .map_err(|error| LaunchError::Irreducible { func: func.name.clone(), error })?;
+        let loops = LoopAnalysis::new(func, &cfg, &domtree);
+        let joins = Joins::new(&cfg, &domtree, &loops);
         let mut slot_offset = SecondaryMap::new();
         let (mut shared, mut private, mut private_align) = (0u32, 0u32, 1u32);
         for (slot, data) in func.slots.iter() {
@@ -323,24 +337,47 @@ impl FuncInfo {
             slot_offset[slot] = offset;
             *end = offset.saturating_add(data.size);
         }
-        FuncInfo {
-            ipdom,
+        Ok(FuncInfo {
+            joins,
+            loops,
             slot_offset,
             private_size: private,
             private_align,
             dyn_shared_offset: shared.next_multiple_of(16),
-        }
+        })
     }
 }
 
 /// A reconvergence-stack entry: lanes `mask` run from `block`'s `inst`-th instruction until
-/// they reach `reconv`, where the entry below waits for them.
+/// they reach `reconv`, where the entry below waits for them (`None`: until they leave the
+/// iteration of their loop, or return).
 #[derive(Copy, Clone, Debug)]
 struct Entry {
     block: Option<Block>,
     inst: u32,
     mask: u64,
     reconv: Option<Block>,
+    kind: EntryKind,
+}
+
+/// What an entry of the reconvergence stack holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum EntryKind {
+    /// Lanes running, or waiting at a join.
+    Run,
+    /// The lanes that continued this loop in the current iteration: when no lane is left in
+    /// the iteration, they start the next one at the header.
+    Latch(Loop),
+    /// The lanes that left this loop: when no lane is left in it, they go on to the blocks
+    /// their breaks named ([`Frame::break_target`]).
+    Exit(Loop),
+}
+
+impl Entry {
+    /// Lanes `mask` running from the start of `block` until `reconv`.
+    fn run(block: Option<Block>, mask: u64, reconv: Option<Block>) -> Entry {
+        Entry { block, inst: 0, mask, reconv, kind: EntryKind::Run }
+    }
 }
 
 /// A call frame: a function's registers (one row of lanes per value) and reconvergence stack.
@@ -354,6 +391,8 @@ struct Frame {
     private_base: u32,
     /// Each lane's return value.
     ret: Vec<u64>,
+    /// Where each lane waiting at a loop's exit goes once the loop is done.
+    break_target: Vec<Block>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -469,10 +508,11 @@ impl<'a> Machine<'a> {
             let frame = Frame {
                 func: self.ctx.kernel,
                 regs,
-                stack: vec![Entry { block: Some(entry), inst: 0, mask: launched, reconv: None }],
+                stack: vec![Entry::run(Some(entry), launched, None)],
                 alive: launched,
                 private_base: 0,
                 ret: vec![0; ws],
+                break_target: vec![entry; ws],
             };
             let private = (0..ws).map(|_| PrivateMemory { data: vec![0; info.private_size as usize] }).collect();
             waves.push(Wave {
@@ -513,8 +553,20 @@ impl<'a> Ctx<'a> {
                 }
                 Some(e) => {
                     let mask = e.mask & frame.alive;
-                    match e.block {
-                        Some(b) if mask != 0 => break (frame.func, b, e.inst, mask),
+                    match (e.kind, e.block) {
+                        (EntryKind::Run, Some(b)) if mask != 0 => break (frame.func, b, e.inst, mask),
+                        (EntryKind::Latch(lp), _) if mask != 0 => {
+                            // The next iteration, for the lanes that continued.
+                            let header = self.infos[frame.func].loops.header(lp);
+                            frame.stack.last_mut().expect("the latch").mask = 0;
+                            frame.stack.push(Entry::run(Some(header), mask, None));
+                        }
+                        (EntryKind::Exit(lp), _) => {
+                            frame.stack.pop();
+                            if mask != 0 {
+                                leave_loop(&self.infos[frame.func], frame, lp, mask, e.reconv);
+                            }
+                        }
                         _ => {
                             frame.stack.pop();
                         }
@@ -828,10 +880,11 @@ impl<'a> Ctx<'a> {
                 wave.frames.push(Frame {
                     func: *callee,
                     regs,
-                    stack: vec![Entry { block: Some(callee_entry), inst: 0, mask, reconv: None }],
+                    stack: vec![Entry::run(Some(callee_entry), mask, None)],
                     alive: mask,
                     private_base,
                     ret: vec![0; ws],
+                    break_target: vec![callee_entry; ws],
                 });
                 Ok(Flow::Done)
             }
@@ -916,8 +969,9 @@ impl MemView<'_> {
 }
 
 /// Executes a branch: each lane picks its target and passes its arguments; lanes that go the
-/// same way stay together, and divergent groups run one after another until they reach the
-/// branching block's immediate post-dominator, where they rejoin.
+/// same way stay together, lanes that continue or leave a loop wait for the rest of it, and
+/// divergent groups run one after another until they reach the branch's join, where they
+/// rejoin.
 fn branch(func: &Function, info: &FuncInfo, frame: &mut Frame, ws: usize, block: Block, data: &InstData, mask: u64) {
     let calls = data.block_calls();
     // Each lane's target, as an index into `calls`.
@@ -960,21 +1014,91 @@ fn branch(func: &Function, info: &FuncInfo, frame: &mut Frame, ws: usize, block:
         }
     }
     let top = frame.stack.pop().expect("the executing entry");
-    if let [(target, m)] = groups[..] {
-        if Some(target) != top.reconv {
-            frame.stack.push(Entry { block: Some(target), inst: 0, mask: m, reconv: top.reconv });
+    let join = || info.joins.join(block, &info.loops);
+    go_on(info, frame, info.loops.loop_of(block), groups, top.reconv, join);
+}
+
+/// Lanes `mask` leave loop `lp` together, no lane being left in it: each goes on to the
+/// block its break named, the groups rejoining after the loop ([`Joins::join_after`]).
+fn leave_loop(info: &FuncInfo, frame: &mut Frame, lp: Loop, mask: u64, reconv: Option<Block>) {
+    let groups: Vec<(Block, u64)> = info
+        .joins
+        .exits(lp)
+        .iter()
+        .map(|&t| (t, lanes(mask).filter(|&l| frame.break_target[l] == t).fold(0u64, |m, l| m | 1 << l)))
+        .filter(|&(_, m)| m != 0)
+        .collect();
+    go_on(info, frame, info.loops.parent(lp), groups, reconv, || info.joins.join_after(lp, &info.loops));
+}
+
+/// Sends each of `groups` (a target block and its lanes), leaving a block of loop `lp` (if
+/// any) whose entry ran until `reconv`, on its way: lanes that continue or leave `lp` wait for
+/// the rest of it; one remaining group goes on alone; several run one after another until
+/// they rejoin at `join()`.
+fn go_on(
+    info: &FuncInfo,
+    frame: &mut Frame,
+    lp: Option<Loop>,
+    groups: Vec<(Block, u64)>,
+    reconv: Option<Block>,
+    join: impl FnOnce() -> Option<Block>,
+) {
+    let runs: Vec<(Block, u64)> = groups.into_iter().filter(|&(t, m)| !park(info, frame, lp, t, m)).collect();
+    match runs[..] {
+        [] => {}
+        [(target, m)] => {
+            if Some(target) != reconv {
+                enter(info, frame, target, m, reconv);
+            }
         }
-        return;
-    }
-    let join = info.ipdom[block].expand();
-    if join != top.reconv {
-        // The lanes wait at the join for the groups pushed above them.
-        frame.stack.push(Entry { block: join, inst: 0, mask: top.mask, reconv: top.reconv });
-    }
-    // Push in reverse so the first target in the terminator runs first.
-    for &(target, m) in groups.iter().rev() {
-        if Some(target) != join {
-            frame.stack.push(Entry { block: Some(target), inst: 0, mask: m, reconv: join });
+        _ => {
+            let join = join();
+            if join != reconv {
+                // The lanes wait at the join for the groups pushed above them.
+                let waiting = runs.iter().fold(0, |acc, &(_, m)| acc | m);
+                frame.stack.push(Entry::run(join, waiting, reconv));
+            }
+            // Push in reverse so the first target runs first.
+            for &(target, m) in runs.iter().rev() {
+                if Some(target) != join {
+                    enter(info, frame, target, m, join);
+                }
+            }
         }
+    }
+}
+
+/// If the edge to `target` from a block of loop `lp` continues or leaves it, parks lanes
+/// `mask` in the loop's latch or exit entry (they no longer take part in the iteration's
+/// joins) and returns true.
+fn park(info: &FuncInfo, frame: &mut Frame, lp: Option<Loop>, target: Block, mask: u64) -> bool {
+    let Some(lp) = lp else { return false };
+    let kind = if target == info.loops.header(lp) {
+        EntryKind::Latch(lp)
+    } else if !info.loops.contains(lp, target) {
+        for lane in lanes(mask) {
+            frame.break_target[lane] = target;
+        }
+        EntryKind::Exit(lp)
+    } else {
+        return false;
+    };
+    let at = frame.stack.iter().rposition(|e| e.kind == kind).expect("a loop being run has its entries");
+    frame.stack[at].mask |= mask;
+    for e in &mut frame.stack[at + 1..] {
+        e.mask &= !mask;
+    }
+    true
+}
+
+/// Lanes `mask` go on at `target` until `reconv`; entering a loop, they start its first
+/// iteration.
+fn enter(info: &FuncInfo, frame: &mut Frame, target: Block, mask: u64, reconv: Option<Block>) {
+    if let Some(lp) = info.loops.loop_of(target).filter(|_| info.loops.is_loop_header(target)) {
+        let exit = Entry { block: None, inst: 0, mask: 0, reconv, kind: EntryKind::Exit(lp) };
+        let latch = Entry { block: None, inst: 0, mask: 0, reconv: None, kind: EntryKind::Latch(lp) };
+        frame.stack.extend([exit, latch, Entry::run(Some(target), mask, None)]);
+    } else {
+        frame.stack.push(Entry::run(Some(target), mask, reconv));
     }
 }

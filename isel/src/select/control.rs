@@ -4,7 +4,7 @@
 //!
 //! Selection walks the IR as structured regions. From a block it follows jumps (a block
 //! reached by a jump goes on in the same MIR block) until a branch; the arms of a branch are
-//! regions that end at the branch's *join* ([`crate::reconverge`]: where its lanes meet again
+//! regions that end at the branch's *join* ([`frontend_ir::reconverge`]: where its lanes meet again
 //! in the same loop iteration), where selection goes on. Arms without a join end in escapes
 //! (continue, break, return). A `switch` is a chain of two-way branches, one per target block,
 //! each target's arguments chosen per lane among its cases. A block reached along two paths
@@ -375,19 +375,18 @@ fn divergent_if(
             ctx.mir.add_logical_edge(e.block, endif);
         }
         ctx.mir.add_logical_edge(if_block, endif);
-        exec_mask::end_if(ctx, saved);
+        exec_mask::end_if(ctx, saved_left(ctx, level));
         pop_at(ctx, endif);
         ctx.marker(Opcode::PLogicalStart);
         return Ok(vec![Exit { block: endif, args: SmallVec::new(), flow: ctx.masks.flow.clone() }]);
     }
 
     let invert = land_from(ctx, incoming);
+    let left = saved_left(ctx, level);
     match join {
-        Some(_) => exec_mask::invert(ctx, saved),
+        Some(_) => exec_mask::invert(ctx, left),
         None => {
             // Every lane of the then arm escaped: the else lanes are the saved ones left.
-            let Kind::If { saved: slot } = ctx.masks.stack[level].kind else { unreachable!("an if construct") };
-            let left = exec_mask::get(ctx, slot).expect("the saved mask is defined");
             exec_mask::set_exec(ctx, left);
             exec_mask::pop(ctx);
         }
@@ -446,10 +445,18 @@ fn divergent_if(
             args[i] = Val::Temp(carried_mask(ctx, exec_mask::get(ctx, slot)));
         }
     }
-    exec_mask::end_if(ctx, saved);
+    exec_mask::end_if(ctx, saved_left(ctx, level));
     pop_at(ctx, endif);
     ctx.marker(Opcode::PLogicalStart);
     Ok(vec![Exit { block: endif, args, flow: ctx.masks.flow.clone() }])
+}
+
+/// The lanes of the divergent if at construct `level` that have not escaped (returned, or
+/// left a loop around it) by now: the saved EXEC, minus the lanes [`exec_mask::leave`] took
+/// out of it on the paths that reach the current block.
+fn saved_left(ctx: &Ctx<'_>, level: usize) -> Temp {
+    let Kind::If { saved: slot } = ctx.masks.stack[level].kind else { unreachable!("an if construct") };
+    exec_mask::get(ctx, slot).expect("the saved mask is defined")
 }
 
 // ---- Escapes ----

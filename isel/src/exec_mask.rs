@@ -7,7 +7,7 @@
 //!  divergent if:  saved = s_and_saveexec cond      EXEC &= cond, the if's lanes kept in `saved`
 //!                 p_cbranch_execz → skip            no lane takes the then arm
 //!  else:          exec = s_andn2 saved, exec       the if's lanes that did not take it
-//!  endif:         exec = s_or exec, saved          every lane of the if again
+//!  endif:         exec = s_mov saved                every lane of the if that did not escape
 //!  loop entry:    entry = s_mov exec                the lanes to restore at the exit
 //!  break:         active = s_andn2 active, exec     these lanes stop iterating
 //!  latch:         exec = s_mov active               the lanes still iterating (continued ones too)
@@ -31,9 +31,10 @@
 //! then ends the wave). Otherwise the escaping lanes (EXEC) are removed from those ifs' saved
 //! masks and, for a break, from the loop's active mask (`s_andn2`); a continue marks its loop
 //! as having lanes waiting at the latch; and control branches to the innermost construct's
-//! *restore point* (INV of a join-less if, or the loop latch), where EXEC is set from the
-//! updated masks. A divergent if whose arms meet again contains no escapes (its join
-//! post-dominates them), so only the join-less ones and loops are restore points.
+//! *restore point* (INV of an if, its join, or the loop latch), where EXEC is set from the
+//! updated masks: at INV the saved lanes left minus those that reached the join through the
+//! then arm, at the join the saved lanes left. (An arm that returns on its own does not move
+//! its if's join, `frontend_ir::reconverge`, so an if with a join may contain escapes.)
 //!
 //! **Lane-mask phis.** A divergent boolean parameter at a divergent join is merged per lane:
 //! each incoming edge, with EXEC the lanes taking it, updates an accumulator slot as
@@ -303,13 +304,6 @@ pub(crate) fn invert(ctx: &mut Ctx<'_>, saved: Temp) {
     let opcode = if ctx.wave == 64 { Opcode::SAndn2B64 } else { Opcode::SAndn2B32 };
     let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
     ctx.emit(Inst::new(opcode, &[exec_def, Ctx::scc_clobber()], &[Operand::temp(saved), exec]));
-}
-
-/// Ends a divergent if in the current block (the join): the saved lanes are active again.
-pub(crate) fn end_if(ctx: &mut Ctx<'_>, saved: Temp) {
-    let opcode = if ctx.wave == 64 { Opcode::SOrB64 } else { Opcode::SOrB32 };
-    let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
-    ctx.emit(Inst::new(opcode, &[exec_def, Ctx::scc_clobber()], &[exec, Operand::temp(saved)]));
 }
 
 /// EXEC becomes `mask`.

@@ -22,7 +22,7 @@
 //!                                     p_cbranch_execz → EL                lanes that escaped
 //!                                F0.. (else arm) p_branch → J             p_cbranch_execz → EL
 //!                                EL: p_branch → J                    F0.. (else arm: escapes)
-//!                                J:  phis, exec |= saved             EL: p_branch → restore point
+//!                                J:  phis, exec = saved (left)       EL: p_branch → restore point
 //! ```
 //!
 //! As in ACO, the linear-only blocks (TL, INV, EL) keep every edge of the linear CFG
@@ -375,7 +375,7 @@ fn divergent_if(
             ctx.mir.add_logical_edge(e.block, endif);
         }
         ctx.mir.add_logical_edge(if_block, endif);
-        exec_mask::end_if(ctx, saved_left(ctx, level));
+        exec_mask::set_exec(ctx, saved_left(ctx, level));
         pop_at(ctx, endif);
         ctx.marker(Opcode::PLogicalStart);
         return Ok(vec![Exit { block: endif, args: SmallVec::new(), flow: ctx.masks.flow.clone() }]);
@@ -445,7 +445,7 @@ fn divergent_if(
             args[i] = Val::Temp(carried_mask(ctx, exec_mask::get(ctx, slot)));
         }
     }
-    exec_mask::end_if(ctx, saved_left(ctx, level));
+    exec_mask::set_exec(ctx, saved_left(ctx, level));
     pop_at(ctx, endif);
     ctx.marker(Opcode::PLogicalStart);
     Ok(vec![Exit { block: endif, args, flow: ctx.masks.flow.clone() }])
@@ -453,7 +453,8 @@ fn divergent_if(
 
 /// The lanes of the divergent if at construct `level` that have not escaped (returned, or
 /// left a loop around it) by now: the saved EXEC, minus the lanes [`exec_mask::leave`] took
-/// out of it on the paths that reach the current block.
+/// out of it on the paths that reach the current block. At the join they are EXEC: an arm
+/// that ends in an escape arrives there with the escaping lanes still in EXEC.
 fn saved_left(ctx: &Ctx<'_>, level: usize) -> Temp {
     let Kind::If { saved: slot } = ctx.masks.stack[level].kind else { unreachable!("an if construct") };
     exec_mask::get(ctx, slot).expect("the saved mask is defined")

@@ -1,7 +1,6 @@
 //! Floating-point helpers the vector ALU shares: f16 conversions with correct rounding, the
-//! AMD-specific operations (`frexp`, `ldexp`, the `div_scale`/`div_fmas`/`div_fixup` division
-//! steps, `cmp_class`, min/max with AMD's signed-zero and NaN rules), and the transcendental
-//! approximations.
+//! AMD-specific operations (`frexp`, `ldexp`, `cmp_class`, min/max with AMD's signed-zero and
+//! NaN rules), and the transcendental approximations.
 //!
 //! Accuracy of the transcendental operations (the hardware documents 1 ulp): `rcp`, `sqrt`
 //! (f32 and f64) and `rcp_f64` are correctly rounded; `rsq`, `exp`, `log`, `sin` and `cos` are
@@ -251,123 +250,6 @@ pub(crate) fn ldexp16(x: u16, n: i32) -> u16 {
     f64_to_f16(ldexp(f16_to_f64(x), n.clamp(-100, 100)))
 }
 
-/// The unbiased exponent field of an f32 or f64 (as the pseudocode's `exponent()`: the raw
-/// biased field).
-fn exponent32(x: f32) -> i32 {
-    ((x.to_bits() >> 23) & 0xff) as i32
-}
-
-fn exponent64(x: f64) -> i32 {
-    ((x.to_bits() >> 52) & 0x7ff) as i32
-}
-
-/// `v_div_scale_f32`: the scaled operand and the VCC bit (the pseudocode's cases in order; the
-/// result is `a` when no case applies).
-pub(crate) fn div_scale32(a: f32, den: f32, num: f32) -> (f32, bool) {
-    let scale = |x: f32, n: i32| ldexp32(x, n);
-    let denorm = |x: f64| x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64;
-    if num == 0.0 || den == 0.0 {
-        return (f32::NAN, false);
-    }
-    if exponent32(num) - exponent32(den) >= 96 {
-        return (if a == den { scale(a, 64) } else { a }, true);
-    }
-    if den.is_subnormal() {
-        return (scale(a, 64), false);
-    }
-    let inv = 1.0 / den as f64;
-    let q = num / den;
-    if denorm(inv) && q.is_subnormal() {
-        return (if a == den { scale(a, 64) } else { a }, true);
-    }
-    if denorm(inv) {
-        return (scale(a, -64), false);
-    }
-    if q.is_subnormal() {
-        return (if a == num { scale(a, 64) } else { a }, true);
-    }
-    if exponent32(num) <= 23 {
-        return (scale(a, 64), false);
-    }
-    (a, false)
-}
-
-/// `v_div_scale_f64` (see [`div_scale32`]).
-pub(crate) fn div_scale64(a: f64, den: f64, num: f64) -> (f64, bool) {
-    if num == 0.0 || den == 0.0 {
-        return (f64::NAN, false);
-    }
-    if exponent64(num) - exponent64(den) >= 768 {
-        return (if a == den { ldexp(a, 128) } else { a }, true);
-    }
-    if den.is_subnormal() {
-        return (ldexp(a, 128), false);
-    }
-    let inv = 1.0 / den;
-    let q = num / den;
-    if inv.is_subnormal() && q.is_subnormal() {
-        return (if a == den { ldexp(a, 128) } else { a }, true);
-    }
-    if inv.is_subnormal() {
-        return (ldexp(a, -128), false);
-    }
-    if q.is_subnormal() {
-        return (if a == num { ldexp(a, 128) } else { a }, true);
-    }
-    if exponent64(num) <= 53 {
-        return (ldexp(a, 128), false);
-    }
-    (a, false)
-}
-
-/// The exponent `v_div_fmas` scales by when VCC is set: `+n` when the quotient estimate
-/// `|s2|` is at least 1 (the denominator was scaled up), `-n` otherwise (the numerator was).
-pub(crate) fn fmas_scale(s2_abs: f64, n: i32) -> i32 {
-    if s2_abs >= 1.0 {
-        n
-    } else {
-        -n
-    }
-}
-
-/// `v_div_fixup`: the special cases of `num / den` given the quotient estimate `q` (in f64,
-/// for every width; `bias`/`max_exp` are the type's, `underflow_gap` its `-150`/`-1075`).
-pub(crate) fn div_fixup(q: f64, den: f64, num: f64, width: u32) -> f64 {
-    let sign_neg = den.is_sign_negative() != num.is_sign_negative();
-    let signed = |x: f64| if sign_neg { -x } else { x };
-    let (gap, tiny, huge, exp_of, max_exp): (i32, f64, f64, fn(f64) -> i32, i32) = match width {
-        16 => (-25, 2f64.powi(-24), 65504.0, |x| ((crate::float::f64_to_f16(x) >> 10) & 0x1f) as i32, 31),
-        32 => (-150, f32::from_bits(1) as f64, f32::MAX as f64, |x| exponent32(x as f32), 255),
-        _ => (-1075, f64::from_bits(1), f64::MAX, exponent64, 2047),
-    };
-    let qnan = f64::from_bits(0xfff8_0000_0000_0000);
-    if num.is_nan() {
-        return quiet64(num);
-    }
-    if den.is_nan() {
-        return quiet64(den);
-    }
-    if den == 0.0 && num == 0.0 {
-        return qnan;
-    }
-    if den.is_infinite() && num.is_infinite() {
-        return qnan;
-    }
-    if den == 0.0 || num.is_infinite() {
-        return signed(f64::INFINITY);
-    }
-    if den.is_infinite() || num == 0.0 {
-        return signed(0.0);
-    }
-    if exp_of(num) - exp_of(den) < gap {
-        return signed(tiny);
-    }
-    if exp_of(den) == max_exp {
-        return signed(huge);
-    }
-    signed(q.abs())
-}
-
 /// `v_cmp_class`: whether the class of `x` (given as f64, with `snan` saying whether it was a
 /// signalling NaN and `denormal` whether it was a denormal of its own type) is in `mask`.
 pub(crate) fn class_of(x: f64, snan: bool, denormal: bool, mask: u32) -> bool {
@@ -547,14 +429,10 @@ mod tests {
     }
 
     #[test]
-    fn division_steps_follow_the_pseudocode() {
+    fn amd_operations_follow_the_pseudocode() {
         assert_eq!(frexp_exp(8.0), 4);
         assert_eq!(frexp_mant(-8.0), -0.5);
         assert_eq!(frexp_exp(f64::from_bits(1)), -1073);
-        assert_eq!(div_scale64(3.0, 3.0, 6.0), (3.0, false));
-        assert_eq!(div_fixup(2.0, 3.0, 6.0, 64), 2.0);
-        assert!(div_fixup(0.0, 0.0, 0.0, 64).is_nan());
-        assert_eq!(div_fixup(1.0, -0.0, 1.0, 32), f64::NEG_INFINITY);
         assert!(class_of(-0.0, false, false, 1 << 5));
         assert!(class_of(1e-310, false, true, 1 << 7));
         assert_eq!(minmax32(-0.0, 0.0, true, true).to_bits(), 0.0f32.to_bits());

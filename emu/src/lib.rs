@@ -36,6 +36,7 @@
 mod atomic;
 mod device;
 mod dispatch;
+mod div_steps;
 mod ds;
 mod error;
 mod exec;

@@ -5,14 +5,11 @@
 //! ISA pseudocode as [`crate::float`] implements it. Results are raw bits of the result type;
 //! the driver applies `omod`, `clamp` and denormal flushing.
 //!
-//! One deliberate departure from the guides' pseudocode: `v_div_fmas` with VCC set scales by
-//! 2^±64 (f32) and 2^±128 (f64), up when the quotient estimate `S2` is at least 1 and down
-//! otherwise, undoing exactly the scaling `v_div_scale` applied (2^64 and 2^128, to the
-//! denominator when the quotient is huge and to the numerator when it is tiny). The guides'
-//! fixed 2^32 and 2^64 would leave LLVM's division sequence wrong near the ends of the range;
-//! with this rule it is correctly rounded there (see the `f64_math` corpus case).
+//! The division steps (`v_div_scale`, `v_div_fmas`, `v_div_fixup`) are
+//! [`crate::div_steps`]'s, which says where and why they depart from the guides' text.
 
 use super::LaneCx;
+use crate::div_steps::{self, F16, F32, F64};
 use crate::float::{self, f16_to_f64, f64_to_f16, to_int};
 use crate::ops::VAlu;
 
@@ -83,15 +80,9 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
         LogF32 | LogLegacyF32 => r32((x(0) as f64).log2() as f32),
         SinF32 => r32(float::sin_cos_revolutions(x(0) as f64, false) as f32),
         CosF32 => r32(float::sin_cos_revolutions(x(0) as f64, true) as f32),
-        DivScaleF32 => {
-            let (r, vcc) = float::div_scale32(x(0), x(1), x(2));
-            Some((r.to_bits() as u64, vcc))
-        }
-        DivFmasF32 => {
-            let f = x(0).mul_add(x(1), x(2));
-            r32(if cx.cin { float::ldexp32(f, float::fmas_scale(x(2).abs() as f64, 64)) } else { f })
-        }
-        DivFixupF32 => r32(float::div_fixup(x(0) as f64, x(1) as f64, x(2) as f64, 32) as f32),
+        DivScaleF32 => Some(div_steps::scale(F32, s[0], s[1], s[2])),
+        DivFmasF32 => Some((div_steps::fmas(F32, s[0], s[1], s[2], cx.cin), false)),
+        DivFixupF32 => Some((div_steps::fixup(F32, s[0], s[1], s[2]), false)),
         CvtF32U32 => r32(s[0] as u32 as f32),
         CvtF32I32 => r32(s[0] as u32 as i32 as f32),
         CvtU32F32 => int(to_int(x(0) as f64, 0.0, u32::MAX as f64)),
@@ -137,15 +128,9 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
         RcpF64 => r64(1.0 / y(0)),
         RsqF64 => r64(1.0 / y(0).sqrt()),
         SqrtF64 => r64(y(0).sqrt()),
-        DivScaleF64 => {
-            let (r, vcc) = float::div_scale64(y(0), y(1), y(2));
-            Some((r.to_bits(), vcc))
-        }
-        DivFmasF64 => {
-            let f = y(0).mul_add(y(1), y(2));
-            r64(if cx.cin { float::ldexp(f, float::fmas_scale(y(2).abs(), 128)) } else { f })
-        }
-        DivFixupF64 => r64(float::div_fixup(y(0), y(1), y(2), 64)),
+        DivScaleF64 => Some(div_steps::scale(F64, s[0], s[1], s[2])),
+        DivFmasF64 => Some((div_steps::fmas(F64, s[0], s[1], s[2], cx.cin), false)),
+        DivFixupF64 => Some((div_steps::fixup(F64, s[0], s[1], s[2]), false)),
         AddF16 => r16(h(0) + h(1)),
         SubF16 => r16(h(0) - h(1)),
         SubrevF16 => r16(h(1) - h(0)),
@@ -171,7 +156,7 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
         LogF16 => r16(h(0).log2()),
         SinF16 => r16(float::sin_cos_revolutions(h(0), false)),
         CosF16 => r16(float::sin_cos_revolutions(h(0), true)),
-        DivFixupF16 => r16(float::div_fixup(h(0), h(1), h(2), 16)),
+        DivFixupF16 => Some((div_steps::fixup(F16, s[0], s[1], s[2]), false)),
         _ => None,
     }
 }

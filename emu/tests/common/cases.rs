@@ -1,14 +1,15 @@
 //! The corpus cases: for each OpenCL kernel of the shared corpus (`tests/cl`, whose header
-//! comments say what each computes) and the emulator's own `saxpy`, the grid shapes to run and
-//! how to prepare a run: the device with its buffers, the arguments, and what the outputs must
-//! hold afterwards, computed here on the CPU.
+//! comments say what each computes) and the emulator's own (`emu/tests/cl`), the grid shapes
+//! to run and how to prepare a run: the device with its buffers, the arguments, and what the
+//! outputs must hold afterwards, computed here on the CPU.
 //!
 //! Floats are compared bit for bit where IEEE makes the result exact (every kernel but
 //! `fdiv_sqrt`, whose division and square root OpenCL allows to be within 2.5 and 3 ulp; the
 //! emulator's `v_rcp_f32` and `v_sqrt_f32` are correctly rounded, so clang's sequences stay
-//! well inside those bounds). `f64_math` is correctly rounded on every target: clang's f64
-//! division and square root sequences round correctly given a reciprocal (square root) within
-//! 1 ulp, which the emulator's is.
+//! well inside those bounds), any NaN standing for a NaN where `fdiv_edges` divides every pair
+//! of edge values (IEEE leaves the payload open). `f64_math` is correctly rounded on every
+//! target: clang's f64 division and square root sequences round correctly given a reciprocal
+//! (square root) within 1 ulp, which the emulator's is.
 
 use super::{random_floats, random_u64s, random_words, Target};
 use emu::{ArgValue, Device, Launch};
@@ -65,6 +66,13 @@ impl Case {
 pub enum Expect {
     /// Exactly these bytes.
     Exact(Vec<u8>),
+    /// These floats of `width` bytes (4 or 8) bit for bit, any NaN where one is a NaN.
+    Floats {
+        /// The values' bits.
+        bits: Vec<u64>,
+        /// The width in bytes.
+        width: usize,
+    },
     /// f32 values within `ulps` of the exact results (NaN where the result is NaN).
     F32Within {
         /// The exact results.
@@ -107,6 +115,18 @@ impl Run {
                         let word = i / 4 * 4;
                         let show = |b: &[u8]| b.get(word..word + 4).map(|w| format!("{:02x?}", w)).unwrap_or_default();
                         return Err(format!("{}: byte {i} differs: got {} want {}", c.name, show(got), show(want)));
+                    }
+                }
+                Expect::Floats { bits, width } => {
+                    let nan = |b: u64| match width {
+                        4 => f32::from_bits(b as u32).is_nan(),
+                        _ => f64::from_bits(b).is_nan(),
+                    };
+                    for (i, (&want, g)) in bits.iter().zip(got.chunks(*width)).enumerate() {
+                        let g = g.iter().rev().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
+                        if g != want && !(nan(g) && nan(want)) {
+                            return Err(format!("{}[{i}]: got {g:#x}, want {want:#x}", c.name));
+                        }
                     }
                 }
                 Expect::F32Within { exact, ulps } => {
@@ -255,6 +275,13 @@ pub fn cases() -> Vec<Case> {
         },
         Case { kernel: "saxpy", source: Source::Own, flags: &[], shapes: LINEAR, prepare: saxpy_fused },
         Case {
+            kernel: "fdiv_edges",
+            source: Source::Own,
+            flags: &["-cl-fp32-correctly-rounded-divide-sqrt"],
+            shapes: &[([20000, 1, 1], [256, 1, 1]), ([1000, 1, 1], [64, 1, 1])],
+            prepare: fdiv_edges,
+        },
+        Case {
             kernel: "saxpy",
             source: Source::Own,
             flags: &["-ffp-contract=off"],
@@ -379,6 +406,54 @@ fn fdiv_sqrt_within(l: &Launch, seed: u64, qulps: f64, sulps: f64) -> Run {
         .input(le32(&b, f32::to_bits))
         .output("q", sentinels(len), Expect::F32Within { exact: q, ulps: qulps })
         .output("s", sentinels(len), Expect::F32Within { exact: s, ulps: sulps })
+        .scalar(ArgValue::u32(n as u32))
+        .build(l)
+}
+
+/// Edge values of a float format given by `to_bits` of f64 values: zeros, the extreme denormals
+/// and normals, values around the division macro's scaling thresholds (2^±64, 2^±96, 2^±128,
+/// 2^±768), ordinary values, infinities and NaN, of both signs.
+fn edge_floats<T: Copy>(from: impl Fn(f64) -> T, bits: impl Fn(T) -> u64, special: [u64; 5]) -> Vec<u64> {
+    let [least_denormal, greatest_denormal, least_normal, below_max, max] = special;
+    let mut v = vec![0, least_denormal, 3 * least_denormal, greatest_denormal, least_normal, below_max, max];
+    let values = [1.0, 2.0, 3.7, 1.5, 0.1, 7.0, 1.0 / 3.0, 1e-30, 1e30, 1e38, 3e38, 1e-38, 1e-300, 1e300, 1e308];
+    v.extend(values.iter().map(|&x| bits(from(x))));
+    for e in [64, 65, 96, 126, 127, 128, 129, 768, 1000, 1022, 1023] {
+        v.extend([1.0, 1.75].iter().flat_map(|m| [bits(from(m * 2f64.powi(e))), bits(from(m * 2f64.powi(-e)))]));
+    }
+    v.extend([bits(from(f64::INFINITY)), bits(from(f64::NAN))]);
+    let sign = bits(from(-0.0));
+    let negated: Vec<u64> = v.iter().map(|&x| x | sign).collect();
+    v.extend(negated);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// `a / b` (f32, correctly rounded) and `x / y` (f64) for every pair of edge values, bit for
+/// bit (any NaN for a NaN) against the CPU's quotients.
+fn fdiv_edges(l: &Launch, _wave: u32, _seed: u64) -> Run {
+    let len = l.grid[0] as usize;
+    let n = len - 1;
+    let f32s =
+        edge_floats(|x| x as f32, |x: f32| x.to_bits().into(), [1, 0x7f_ffff, 0x80_0000, 0x7f7f_fffe, 0x7f7f_ffff]);
+    let f64s =
+        edge_floats(|x| x, f64::to_bits, [1, (1 << 52) - 1, 1 << 52, 0x7fef_ffff_ffff_fffe, 0x7fef_ffff_ffff_ffff]);
+    let pairs =
+        |e: &[u64]| -> (Vec<u64>, Vec<u64>) { (0..len).map(|i| (e[i / e.len() % e.len()], e[i % e.len()])).unzip() };
+    let ((a, b), (x, y)) = (pairs(&f32s), pairs(&f64s));
+    let f = |v: u64| f32::from_bits(v as u32);
+    let mut q: Vec<u64> = (0..n).map(|i| u64::from((f(a[i]) / f(b[i])).to_bits())).collect();
+    let mut z: Vec<u64> = (0..n).map(|i| (f64::from_bits(x[i]) / f64::from_bits(y[i])).to_bits()).collect();
+    q.push(SENTINEL.into());
+    z.push(0xdead_beef_dead_beef);
+    Builder::new()
+        .input(le32(&a, |v| v as u32))
+        .input(le32(&b, |v| v as u32))
+        .output("q", sentinels(len), Expect::Floats { bits: q, width: 4 })
+        .input(le64(&x, |v| v))
+        .input(le64(&y, |v| v))
+        .output("z", le64(&vec![0xdead_beef_dead_beefu64; len], |v| v), Expect::Floats { bits: z, width: 8 })
         .scalar(ArgValue::u32(n as u32))
         .build(l)
 }

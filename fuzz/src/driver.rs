@@ -206,10 +206,11 @@ fn parallel<T: Sync, R: Send>(
 /// file, with its header and command.
 fn reproducer(kernel: &Kernel, seed: u64, config: &Config, failure: &Failure, settings: &Settings) -> Found {
     let label = config.label.replace('-', "_");
-    let first_line = failure.message.lines().next().unwrap_or("");
-    let first_line: String = first_line.chars().take(300).collect();
     let opt = settings.run.opt_level;
-    let what = format!("fuzz seed {seed} on {} -O{opt}: {}: {first_line}", config.label, failure.class.name());
+    let what = |failure: &Failure| {
+        let first_line: String = failure.message.lines().next().unwrap_or("").chars().take(300).collect();
+        format!("fuzz seed {seed} on {} -O{opt}: {}: {first_line}", config.label, failure.class.name())
+    };
     let (file, text, command) = match kernel {
         Kernel::Gk(p) => {
             let mut p = p.clone();
@@ -217,13 +218,15 @@ fn reproducer(kernel: &Kernel, seed: u64, config: &Config, failure: &Failure, se
             if settings.reduce {
                 p = reduce(&p, config, &settings.run, failure, settings.budget);
             }
-            // A failure that needs the second interleaving says so in its command.
+            // The reduced program's own message; a failure that needs the second interleaving
+            // says so in its command.
+            let source = kernel_file(&p, &[]);
+            let last = run(&source, &p.name, config, &settings.run).err().unwrap_or_else(|| failure.clone());
             let single = RunOptions { second_interleaving: false, ..settings.run.clone() };
-            let interleaving =
-                if run(&kernel_file(&p, &[]), &p.name, config, &single).is_err() { "" } else { " --seed 1" };
+            let interleaving = if run(&source, &p.name, config, &single).is_err() { "" } else { " --seed 1" };
             let file = format!("{}.gk", p.name);
             let command = format!("gcnc check {file} {} {}{interleaving}", config.flags(), launch_args(&p));
-            let text = kernel_file(&p, &[what, format!("reproduce: {command}")]);
+            let text = kernel_file(&p, &[what(&last), format!("reproduce: {command}")]);
             (file, text, command)
         }
         Kernel::Ir(p) => {
@@ -237,7 +240,7 @@ fn reproducer(kernel: &Kernel, seed: u64, config: &Config, failure: &Failure, se
                 p.n
             );
             let mut text = String::new();
-            writeln!(text, "; {what}").unwrap();
+            writeln!(text, "; {}", what(failure)).unwrap();
             writeln!(text, "; reproduce: {command}").unwrap();
             text += &p.module.to_string();
             (file, text, command)

@@ -97,6 +97,29 @@ pub fn check(
     check_except(module, kernel, target, launch, args, &|_, _| false)
 }
 
+/// How a check compiles and runs the kernel, beyond its launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The compiler's options.
+    pub compile: Options,
+    /// The most wave-instructions an emulator run may execute; reaching it is an error
+    /// ([`emu::EmuError::StepLimit`]), so a miscompiled loop that never ends costs bounded time.
+    pub step_limit: u64,
+    /// Interleaving seeds the emulator also runs with, after [`CheckLaunch::seed`], each run
+    /// compared in turn (the conformance suite's `EMU_SEEDS` are `[0, 1]`).
+    pub extra_seeds: Vec<u64>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> CheckOptions {
+        CheckOptions {
+            compile: Options::default(),
+            step_limit: emu::Options::default().step_limit,
+            extra_seeds: Vec::new(),
+        }
+    }
+}
+
 /// [`check`], passing over the elements for which `unordered(parameter, element)` holds: those
 /// whose final value depends on the order in which work-items ran (the last of several
 /// exchanges, say), which the emulator and the interpreter may legitimately choose apart.
@@ -108,6 +131,20 @@ pub fn check_except(
     args: &[CheckArg],
     unordered: &dyn Fn(usize, usize) -> bool,
 ) -> Result<Option<Mismatch>, CheckError> {
+    check_with(module, kernel, target, launch, args, &CheckOptions::default(), unordered)
+}
+
+/// [`check_except`] with the compiler's options, the emulator's step limit and further
+/// interleavings of `options`.
+pub fn check_with(
+    module: &Module,
+    kernel: FuncId,
+    target: &Target,
+    launch: &CheckLaunch,
+    args: &[CheckArg],
+    options: &CheckOptions,
+    unordered: &dyn Fn(usize, usize) -> bool,
+) -> Result<Option<Mismatch>, CheckError> {
     let func = &module.functions[kernel];
     if args.len() != func.signature.params.len() {
         return Err(CheckError::ArgCount {
@@ -117,7 +154,7 @@ pub fn check_except(
         });
     }
     // Compile first: a kernel the backend cannot compile is the first thing to report.
-    let compiled = compile(module, target, &Options::default())?;
+    let compiled = compile(module, target, &options.compile)?;
     let program = emu::load(&compiled.shared()).map_err(CheckError::Emu)?;
     // The interpreter.
     let ilaunch = interp::Launch {
@@ -128,28 +165,35 @@ pub fn check_except(
     };
     let (memory, bits) = interpret(module, kernel, &ilaunch, args).map_err(CheckError::Interp)?;
     let approx = approximate_elements(module, kernel, &ilaunch, args, &memory, &bits);
-    // The compiled kernel on the emulator.
-    let mut params = params_of(func, args);
+    // The compiled kernel on the emulator, once per interleaving.
     let elaunch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: launch.dyn_shared_bytes };
-    let options = emu::Options { wave_size: Some(target.wave_size), seed: launch.seed, ..emu::Options::default() };
-    emulate(&program, &func.name, &elaunch, &options, &mut params).map_err(CheckError::Emu)?;
-    for (param, (a, (&ibits, after))) in args.iter().zip(bits.iter().zip(&params)).enumerate() {
-        let (CheckArg::Buffer { ty, .. }, ParamValue::Buffer(got)) = (a, after) else { continue };
-        let expected = memory.buffer(ibits).unwrap_or_default();
-        let marks = approx.get(param).map_or(&[][..], Vec::as_slice);
-        let size = ty.bytes().unwrap_or(1) as usize;
-        let mut start = 0;
-        while let Some((i, e, g)) = compare(
-            *ty,
-            expected.get(start * size..).unwrap_or_default(),
-            got.get(start * size..).unwrap_or_default(),
-            marks.get(start..).unwrap_or_default(),
-        ) {
-            let index = start + i;
-            if !unordered(param, index) {
-                return Ok(Some(Mismatch { param, index, expected: e, got: g }));
+    for &seed in std::iter::once(&launch.seed).chain(&options.extra_seeds) {
+        let mut params = params_of(func, args);
+        let eoptions = emu::Options {
+            wave_size: Some(target.wave_size),
+            seed,
+            step_limit: options.step_limit,
+            ..emu::Options::default()
+        };
+        emulate(&program, &func.name, &elaunch, &eoptions, &mut params).map_err(CheckError::Emu)?;
+        for (param, (a, (&ibits, after))) in args.iter().zip(bits.iter().zip(&params)).enumerate() {
+            let (CheckArg::Buffer { ty, .. }, ParamValue::Buffer(got)) = (a, after) else { continue };
+            let expected = memory.buffer(ibits).unwrap_or_default();
+            let marks = approx.get(param).map_or(&[][..], Vec::as_slice);
+            let size = ty.bytes().unwrap_or(1) as usize;
+            let mut start = 0;
+            while let Some((i, e, g)) = compare(
+                *ty,
+                expected.get(start * size..).unwrap_or_default(),
+                got.get(start * size..).unwrap_or_default(),
+                marks.get(start..).unwrap_or_default(),
+            ) {
+                let index = start + i;
+                if !unordered(param, index) {
+                    return Ok(Some(Mismatch { param, index, expected: e, got: g }));
+                }
+                start = index + 1;
             }
-            start = index + 1;
         }
     }
     Ok(None)

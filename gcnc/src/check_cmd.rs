@@ -1,12 +1,17 @@
 //! `gcnc check`: compiles a kernel, runs it on the emulator and on the reference interpreter
 //! with the same inputs, and compares every buffer. Inputs are the `--arg`s when given, else
 //! random: buffers of `--len` elements (the number of work-items by default) of the type the
-//! kernel accesses them with, from `rand=SEED+i`, and integer scalars in `0..len`.
+//! kernel accesses them with, from `edge=SEED+i` ([`ScalarType::edge_value`]: edge cases
+//! such as 0, ±1, MIN, MAX, NaN, ±inf and denormals half of the time, random values
+//! otherwise); float scalars from the same distribution, and integer scalars, which are most
+//! often sizes and indices, from the edge cases of `0..=len` (0, 1, len-1 and len each an
+//! eighth of the time, else uniform); the scalars are drawn in parameter order from one
+//! splitmix64 stream started at SEED.
 
 use anyhow::{bail, Context, Result};
 use gcnc::check::{check, element_types, CheckArg, CheckLaunch};
 use gcnc::ir::Type;
-use gcnc::launch::{ArgSpec, BufferInit, ScalarType};
+use gcnc::launch::{splitmix64, ArgSpec, BufferInit, ScalarType};
 
 use crate::cli::{split_lds, CheckOpts};
 
@@ -46,21 +51,28 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
                     let spec = ArgSpec::Buffer {
                         ty: scalar_type(elem)?,
                         len,
-                        init: BufferInit::Rand(seed.wrapping_add(i as u64)),
+                        init: BufferInit::Edge(seed.wrapping_add(i as u64)),
                     };
                     Ok(CheckArg::Buffer { ty: elem, bytes: spec.materialize()? })
                 } else {
-                    // splitmix64 for the scalars, integers in 0..len.
-                    state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                    let mut z = state;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                    z ^= z >> 31;
-                    Ok(CheckArg::Scalar(match ty {
-                        Type::F32 => ((z >> 40) as f32 / (1u64 << 24) as f32).to_bits() as u64,
-                        Type::F64 => ((z >> 11) as f64 / (1u64 << 53) as f64).to_bits(),
-                        _ => (z % len.max(1) as u64) & ty.mask(),
-                    }))
+                    // Integer scalars are most often sizes and indices of the buffers: their
+                    // edge cases are those of 0..=len. Floats take the whole range.
+                    let bits = match scalar_type(ty) {
+                        Ok(t) if t.is_float() => t.edge_value(&mut state),
+                        _ => {
+                            let z = splitmix64(&mut state);
+                            let len = len as u64;
+                            let v = match z & 7 {
+                                0 => 0,
+                                1 => 1,
+                                2 => len.saturating_sub(1),
+                                3 => len,
+                                _ => (z >> 3) % (len + 1),
+                            };
+                            v & ty.mask()
+                        }
+                    };
+                    Ok(CheckArg::Scalar(bits))
                 }
             })
             .collect::<Result<_>>()?

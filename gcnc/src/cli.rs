@@ -199,7 +199,7 @@ pub struct RunOpts {
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
     pub block: [u32; 3],
     /// One per kernel parameter, in order: TYPE:VALUE or VALUE (scalar), TYPE[N]:INIT with INIT
-    /// one of zeros, iota, fill=V, rand=SEED, file=PATH (buffer), or lds:BYTES
+    /// one of zeros, iota, fill=V, rand=SEED, edge=SEED, file=PATH (buffer), or lds:BYTES
     #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse)]
     pub args: Vec<ArgSpec>,
     /// After the run, write buffer parameter I (0-based) to FILE as raw little-endian bytes
@@ -233,7 +233,10 @@ pub struct CheckOpts {
     /// Elements in each random buffer [default: the number of work-items]
     #[arg(long, value_name = "N")]
     pub len: Option<usize>,
-    /// Seed of the random inputs
+    /// Seed of the random inputs (default 0) and of the emulator's interleaving: buffer I is
+    /// edge=S+I (half edge cases: 0, ±1, MIN, MAX, NaN, ±inf, denormals, the largest and
+    /// smallest values; half random values), float scalars likewise, integer scalars (sizes
+    /// and indices, mostly) 0, 1, len-1, len or random in 0..=len
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Give the arguments instead of random ones: once per parameter, in order, as for run

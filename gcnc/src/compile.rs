@@ -24,11 +24,14 @@ pub struct Options {
     /// [`Compiled::asm`], for `-S`, `--emit=mir` and tests); off by default, since printing
     /// costs about a tenth of a compile.
     pub text: bool,
+    /// The optimization level, 0 to 3 (`-O0` to `-O3`; 2 by default). Every level compiles the
+    /// same code today: the pipeline has no optional pass yet.
+    pub opt_level: u8,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { code_object_version: CodeObjectVersion::V5, threads: 1, text: false }
+        Options { code_object_version: CodeObjectVersion::V5, threads: 1, text: false, opt_level: 2 }
     }
 }
 

@@ -45,8 +45,9 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     };
     let threads = opts.jobs.map_or(1, std::num::NonZeroUsize::get);
     let text = matches!(kind, EmitKind::Asm | EmitKind::Mir);
-    let compiled = compile(&module, &target, &Options { code_object_version: version, threads, text })
-        .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
+    let compiled =
+        compile(&module, &target, &Options { code_object_version: version, threads, text, opt_level: opts.opt_level })
+            .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),
         EmitKind::Obj => compiled.relocatable(),

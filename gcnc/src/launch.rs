@@ -268,6 +268,73 @@ impl ScalarType {
         bits & self.mask()
     }
 
+    /// A value that is an edge case of this type half of the time, drawn from the splitmix64
+    /// generator whose state is `state` (the `edge=SEED` initialiser and `gcnc check`'s default
+    /// inputs). The generator's next output `z` decides: its low 4 bits `c` pick the class, its
+    /// other bits give the sign and the value where the class needs them.
+    ///
+    /// - Integers of `w` bits: `c` = 0: 0; 1: 1; 2: all ones (-1, or the unsigned maximum);
+    ///   3: `1 << (w-1)` (the signed minimum); 4: `(1 << (w-1)) - 1` (the signed maximum);
+    ///   5: 2; 6 to 9: `(z >> 4) % 1001`; 10 to 15: the low `w` bits of the generator's
+    ///   following output (any value).
+    /// - Floats: `c` = 0: +0; 1: -0; 2: 1; 3: -1; 4: the quiet NaN; 5: +inf; 6: -inf; 7: the
+    ///   smallest denormal; 8: the largest denormal; 9: the smallest normal; 10: the largest
+    ///   finite value (7 to 10 negative when bit 4 of `z` is set); 11 to 13: the `rand=`
+    ///   grid in [-1, 1) from the top bits of `z`; 14 and 15: the low bits of the generator's
+    ///   following output (any bit pattern: other NaNs, denormals, huge and tiny values).
+    ///
+    /// The result is a bit pattern, as [`ScalarType::parse_value`] gives.
+    pub fn edge_value(self, state: &mut u64) -> u64 {
+        let z = splitmix64(state);
+        let w = 8 * self.size() as u32;
+        let top = 1u64 << (w - 1);
+        let class = z & 15;
+        if !self.is_float() {
+            return match class {
+                0 => 0,
+                1 => 1,
+                2 => self.mask(),
+                3 => top,
+                4 => top - 1,
+                5 => 2,
+                6..=9 => (z >> 4) % 1001,
+                _ => splitmix64(state) & self.mask(),
+            };
+        }
+        let (exponent_bits, precision) = match self {
+            ScalarType::F16 => (5, 11),
+            ScalarType::F32 => (8, 24),
+            _ => (11, 53),
+        };
+        let mantissa = (1u64 << (precision - 1)) - 1;
+        let exponent_max = (1u64 << exponent_bits) - 1;
+        let infinity = exponent_max << (precision - 1);
+        let one = (exponent_max >> 1) << (precision - 1);
+        let sign = if z >> 4 & 1 == 1 { top } else { 0 };
+        match class {
+            0 => 0,
+            1 => top,
+            2 => one,
+            3 => top | one,
+            4 => infinity | (1 << (precision - 2)),
+            5 => infinity,
+            6 => top | infinity,
+            7 => sign | 1,
+            8 => sign | mantissa,
+            9 => sign | (mantissa + 1),
+            10 => sign | (infinity - 1),
+            11..=13 => {
+                let grid = unit_grid(z, precision);
+                match self {
+                    ScalarType::F16 => u64::from(f16::from_f64(grid).to_bits()),
+                    ScalarType::F32 => u64::from((grid as f32).to_bits()),
+                    _ => grid.to_bits(),
+                }
+            }
+            _ => splitmix64(state) & self.mask(),
+        }
+    }
+
     /// Formats a bit pattern of this type: integers in decimal (signed for the signed types),
     /// floats with Rust's `{:?}` (`1.0`, `-0.5`, `NaN`, `inf`).
     pub fn format_bits(self, bits: u64) -> String {
@@ -341,6 +408,10 @@ pub enum BufferInit {
     /// precision (11 for f16, 24 for f32, 53 for f64) and `k` the top `p` bits of `z`: uniform
     /// on a grid in [-1, 1), and exact in the type.
     Rand(u64),
+    /// `edge=SEED` (decimal or 0x-hex `u64`): deterministic elements that are edge cases half
+    /// of the time: element `i` is [`ScalarType::edge_value`] of the splitmix64 generator
+    /// started at `SEED`, which takes one or two of its outputs per element.
+    Edge(u64),
     /// `file=PATH`: the file's bytes, raw little-endian. Its size must equal the buffer's.
     File(PathBuf),
 }
@@ -419,13 +490,20 @@ impl ArgSpec {
                 None if tail == "zeros" => BufferInit::Zeros,
                 None if tail == "iota" => BufferInit::Iota,
                 Some(("fill", value)) => BufferInit::Fill(ty.parse_value(value)?),
-                Some(("rand", seed)) => BufferInit::Rand(ScalarType::U64.parse_value(seed).map_err(|_| {
-                    err(format!("the seed of rand=SEED must be a decimal or 0x-hex u64, not '{seed}'"))
-                })?),
+                Some((kind @ ("rand" | "edge"), seed)) => {
+                    let seed = ScalarType::U64.parse_value(seed).map_err(|_| {
+                        err(format!("the seed of {kind}=SEED must be a decimal or 0x-hex u64, not '{seed}'"))
+                    })?;
+                    if kind == "rand" {
+                        BufferInit::Rand(seed)
+                    } else {
+                        BufferInit::Edge(seed)
+                    }
+                }
                 Some(("file", path)) if !path.is_empty() => BufferInit::File(PathBuf::from(path)),
                 _ => {
                     return Err(err(format!(
-                        "unknown buffer initialiser '{tail}' (expected zeros, iota, fill=V, rand=SEED or file=PATH)"
+                        "unknown buffer initialiser '{tail}' (expected zeros, iota, fill=V, rand=SEED, edge=SEED or file=PATH)"
                     )))
                 }
             };
@@ -503,14 +581,19 @@ impl ArgSpec {
                     });
                 }
             }
+            BufferInit::Edge(seed) => {
+                let mut state = *seed;
+                (0..len).for_each(|_| push(ty.edge_value(&mut state)));
+            }
             BufferInit::File(_) => unreachable!("handled above"),
         }
         Ok(out)
     }
 }
 
-/// One step of splitmix64 (Steele, Lea and Flood; the constants of Vigna's reference code).
-fn splitmix64(state: &mut u64) -> u64 {
+/// One step of splitmix64 (Steele, Lea and Flood; the constants of Vigna's reference code):
+/// advances `state` and returns the next output.
+pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -541,6 +624,7 @@ impl fmt::Display for ArgSpec {
                     BufferInit::Iota => f.write_str("iota"),
                     BufferInit::Fill(bits) => write!(f, "fill={}", ty.format_bits(*bits)),
                     BufferInit::Rand(seed) => write!(f, "rand={seed}"),
+                    BufferInit::Edge(seed) => write!(f, "edge={seed}"),
                     BufferInit::File(path) => write!(f, "file={}", path.display()),
                 }
             }
@@ -860,11 +944,11 @@ mod tests {
         );
         assert_eq!(
             msg(ArgSpec::parse("f32[4]:ones")),
-            "invalid argument 'f32[4]:ones': unknown buffer initialiser 'ones' (expected zeros, iota, fill=V, rand=SEED or file=PATH)"
+            "invalid argument 'f32[4]:ones': unknown buffer initialiser 'ones' (expected zeros, iota, fill=V, rand=SEED, edge=SEED or file=PATH)"
         );
         assert_eq!(
             msg(ArgSpec::parse("f32[4]:file=")),
-            "invalid argument 'f32[4]:file=': unknown buffer initialiser 'file=' (expected zeros, iota, fill=V, rand=SEED or file=PATH)"
+            "invalid argument 'f32[4]:file=': unknown buffer initialiser 'file=' (expected zeros, iota, fill=V, rand=SEED, edge=SEED or file=PATH)"
         );
         assert_eq!(msg(ArgSpec::parse("f32[4]:fill=x")), "invalid f32 value 'x': not a number");
         assert_eq!(
@@ -939,6 +1023,71 @@ mod tests {
         // f16 iota saturates to inf past 65504 (65519 rounds down to 65504, 65520 up to inf).
         let big = elements(F16, &m("f16[65521]:iota"));
         assert_eq!((big[65504], big[65519], big[65520]), (0x7bff, 0x7bff, 0x7c00));
+    }
+
+    /// `edge=` reaches every edge case of each type (checked against the standard library's
+    /// constants), keeps values in the type, and follows the documented classes.
+    #[test]
+    fn materialize_edge() {
+        let m = |s: &str| ArgSpec::parse(s).unwrap().materialize().unwrap();
+        assert_eq!(ArgSpec::parse("f32[4]:edge=0x2a").unwrap().to_string(), "f32[4]:edge=42");
+        let f32s: Vec<f32> = elements(F32, &m("f32[4096]:edge=7")).iter().map(|&b| f32::from_bits(b as u32)).collect();
+        let specials = [
+            0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::from_bits(1),
+            -f32::from_bits(1),
+            f32::from_bits(0x007f_ffff),
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            f32::MAX,
+            f32::MIN,
+        ];
+        for v in specials {
+            assert!(f32s.iter().any(|&x| x.to_bits() == v.to_bits()), "{v:e} missing");
+        }
+        assert!(f32s.iter().any(|x| x.to_bits() == (-0.0f32).to_bits()));
+        assert!(f32s.iter().any(|x| x.is_nan()));
+        assert!(f32s.iter().any(|&x| x.abs() > 1.0 && x.is_finite() && x != f32::MAX && x != f32::MIN));
+        let f64s: Vec<f64> = elements(F64, &m("f64[4096]:edge=7")).iter().map(|&b| f64::from_bits(b)).collect();
+        for v in [f64::MAX, f64::MIN_POSITIVE, f64::from_bits(1), f64::from_bits((1 << 52) - 1), f64::NEG_INFINITY] {
+            assert!(f64s.iter().any(|&x| x.to_bits() == v.to_bits()), "{v:e} missing");
+        }
+        let f16s: Vec<f16> = elements(F16, &m("f16[4096]:edge=7")).iter().map(|&b| f16::from_bits(b as u16)).collect();
+        for v in [f16::MAX, f16::MIN, f16::MIN_POSITIVE, f16::from_bits(1), f16::from_bits(0x3ff), f16::ONE] {
+            assert!(f16s.iter().any(|&x| x.to_bits() == v.to_bits()), "{v} missing");
+        }
+        let i32s: Vec<i32> = elements(I32, &m("i32[4096]:edge=7")).iter().map(|&b| b as u32 as i32).collect();
+        for v in [0, 1, -1, 2, i32::MIN, i32::MAX] {
+            assert!(i32s.contains(&v), "{v} missing");
+        }
+        assert!(i32s.iter().any(|&v| v > 1000 && v != i32::MAX) && i32s.iter().any(|&v| (3..=1000).contains(&v)));
+        let u64s = elements(U64, &m("u64[4096]:edge=7"));
+        for v in [0, 1, u64::MAX, 1 << 63, (1 << 63) - 1] {
+            assert!(u64s.contains(&v), "{v} missing");
+        }
+        // Element 0 from the generator's first output: class 4 of an f32 is the quiet NaN, and
+        // so on; check the class decoding on the first output of seed 0.
+        let z = splitmix64(&mut 0);
+        let first = elements(U32, &m("u32[1]:edge=0"))[0];
+        let expected = match z & 15 {
+            0 => 0,
+            1 => 1,
+            2 => u64::from(u32::MAX),
+            3 => 1 << 31,
+            4 => (1 << 31) - 1,
+            5 => 2,
+            6..=9 => (z >> 4) % 1001,
+            _ => {
+                let mut state = 0;
+                splitmix64(&mut state);
+                splitmix64(&mut state) & 0xffff_ffff
+            }
+        };
+        assert_eq!(first, expected);
     }
 
     #[test]

@@ -573,8 +573,9 @@ impl Ctx<'_> {
                 }
             }
             // One literal per instruction (two distinct ones: the first goes to a VGPR).
-            let literal_illegal = (vop3 && literal.is_some() && !hw::vop3_literal(family)) || literals.len() > 1;
-            if scalars.len() <= hw::constant_bus_limit(family, opcode) && !literal_illegal {
+            let literal_illegal = (vop3 && literal.is_some() && !isa::constant_bus::vop3_literal(family.generation()))
+                || literals.len() > 1;
+            if scalars.len() <= isa::constant_bus::limit(family.generation(), opcode) && !literal_illegal {
                 let mut inst = mir::Inst::new(opcode, defs, &ops);
                 inst.vop3 = vop3 && matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc);
                 self.emit(inst);

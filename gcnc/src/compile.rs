@@ -207,7 +207,7 @@ fn compile_kernel(
         .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
     timed("regalloc", t);
     let t = Instant::now();
-    let hazards = sched::hazards::resolve_hazards(&mut mir);
+    let hazards = sched::hazards::resolve_hazards(&mut mir, proc);
     isel::strip_implicit(&mut mir);
     timed("hazards", t);
     let t = Instant::now();

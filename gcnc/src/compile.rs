@@ -221,7 +221,7 @@ fn compile_kernel(
         .map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
     timed("assemble", t);
 
-    let mut descriptor = KernelDescriptor::new(proc);
+    let mut descriptor = KernelDescriptor::for_target(target);
     enable_inputs(&mut descriptor, proc, &sel.inputs, target.wave_size);
     // With the AGPRs, so ACCUM_OFFSET, the unified VGPR count and `.agpr_count` follow them.
     let regs: RegisterUse = alloc.register_use(target.wave_size);

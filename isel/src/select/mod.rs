@@ -229,6 +229,12 @@ impl Ctx<'_> {
         IselError::Unsupported { func: self.func.name.clone(), inst, what: what.into() }
     }
 
+    /// The error of an instruction that uses `what`, which threadgroup split mode forbids.
+    pub fn split_workgroup(&self, what: &'static str) -> IselError {
+        let inst = self.cur_inst.map_or_else(String::new, |i| inst_to_string(self.module, self.func, i));
+        IselError::SplitWorkgroup { func: self.func.name.clone(), inst, what }
+    }
+
     /// An error about a control-flow construct starting at `block`.
     pub fn control_flow(&self, block: Block, what: impl Into<String>) -> IselError {
         IselError::ControlFlow { func: self.func.name.clone(), block: block.to_string(), what: what.into() }

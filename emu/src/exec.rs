@@ -100,7 +100,8 @@ pub(crate) fn step(wave: &mut Wave, index: u32, d: &Decoded, cx: &mut ExecCtx<'_
         | Op::Clause
         | Op::Hint
         | Op::Sendmsg
-        | Op::CodeEnd => exec_control::execute(wave, d, op, cx)?,
+        | Op::CodeEnd
+        | Op::Setpc => exec_control::execute(wave, d, op, cx)?,
         Op::SAlu { .. } | Op::Saveexec(_) | Op::SCmp(..) | Op::SCmpk(..) | Op::SBitcmp { .. } | Op::Getpc => {
             exec_salu::execute(wave, d, op)?;
             Flow::Next

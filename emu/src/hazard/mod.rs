@@ -142,9 +142,15 @@ impl Footprint {
                 | Op::VNop
                 | Op::Swap,
             ) => Class::Valu,
-            Some(Op::SAlu { .. } | Op::Saveexec(_) | Op::SCmp(..) | Op::SCmpk(..) | Op::SBitcmp { .. } | Op::Getpc) => {
-                Class::Salu
-            }
+            Some(
+                Op::SAlu { .. }
+                | Op::Saveexec(_)
+                | Op::SCmp(..)
+                | Op::SCmpk(..)
+                | Op::SBitcmp { .. }
+                | Op::Getpc
+                | Op::Setpc,
+            ) => Class::Salu,
             Some(Op::SLoad { .. }) => Class::Smem,
             Some(Op::Vmem(_) | Op::CacheControl) => Class::Vmem,
             Some(Op::Ds(_)) => Class::Ds,

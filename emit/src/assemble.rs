@@ -1,13 +1,28 @@
 //! Program assembly: lowers the last pseudo-instructions (branches become `s_branch` and
 //! `s_cbranch_*` with word offsets, or vanish when they fall through; markers vanish), lays the
-//! blocks out in linear order, encodes every instruction, and prints the same program as
-//! assembly text that llvm-mc reassembles to the same bytes.
+//! blocks out in linear order, relaxes the branches whose target is out of reach, encodes
+//! every instruction, and prints the same program as assembly text that llvm-mc reassembles
+//! to the same bytes.
+//!
+//! Branch relaxation: `s_branch` and `s_cbranch_*` take a signed 16-bit word offset (±32k
+//! words, 128 KiB). A branch whose target is farther becomes a long jump, as LLVM's branch
+//! relaxation writes it (`SIInstrInfo::insertIndirectBranch`): `s_getpc_b64 s[k:k+1]` (the
+//! address of the next instruction), `s_add_u32 sk, sk, lo` and `s_addc_u32 sk+1, sk+1, hi`
+//! of the byte offset from there to the target, and `s_setpc_b64 s[k:k+1]`; a conditional
+//! branch first branches on the inverted condition over that sequence, so its condition (SCC
+//! included) is read before `s_add_u32` clobbers SCC. SCC is dead at every block's entry in
+//! gcnc's MIR (isel reads it in the block that sets it), so clobbering it on the way to the
+//! target is harmless. The pair `s[k:k+1]` is the first aligned pair above every SGPR the
+//! kernel uses, so it is free everywhere; [`Assembled::next_free_sgpr`] reports it for the
+//! descriptor's SGPR count. Offsets are found by iterating the layout: all branches start
+//! short, and each pass lengthens only the branches that do not reach, until none is added.
 
 use crate::EmitError;
 use isa::asm::print_inst;
 use isa::encode::encode;
-use isa::mir::{Function, Inst};
+use isa::mir::{Def, Function, Inst, Operand};
 use isa::opcode::Opcode;
+use isa::reg::{PhysReg, RegClass, RegType};
 use std::fmt::Write;
 
 /// A kernel's machine code and its assembly text.
@@ -19,6 +34,9 @@ pub struct Assembled {
     pub asm: String,
     /// The number of instructions.
     pub inst_count: usize,
+    /// The SGPR after the pair that long branches use, 0 when no branch needed one: the
+    /// kernel's SGPR count must reach it.
+    pub next_free_sgpr: u16,
 }
 
 /// An instruction ready to encode, with the block a branch goes to.
@@ -65,9 +83,76 @@ fn lower(func: &Function, b: usize, inst: &Inst) -> Result<Option<Placed>, EmitE
     Ok(Some(Placed { inst: branch, target: Some(target()?) }))
 }
 
+/// The branch on the opposite condition, for the short branch over a long jump.
+fn inverted(op: Opcode) -> Option<Opcode> {
+    use Opcode::*;
+    Some(match op {
+        SCbranchScc0 => SCbranchScc1,
+        SCbranchScc1 => SCbranchScc0,
+        SCbranchVccz => SCbranchVccnz,
+        SCbranchVccnz => SCbranchVccz,
+        SCbranchExecz => SCbranchExecnz,
+        SCbranchExecnz => SCbranchExecz,
+        _ => return None,
+    })
+}
+
+/// The long form of the branch `op` through the SGPR pair `pair`, `offset` bytes from the
+/// address after `s_getpc_b64` to the target (see the module comment).
+fn long_jump(op: Opcode, pair: PhysReg, offset: i64) -> Result<Vec<Inst>, EmitError> {
+    let lo = PhysReg(pair.0);
+    let hi = PhysReg(pair.0 + 1);
+    let s1 = |r: PhysReg| Operand::phys(r, RegClass::S1);
+    let mut out = Vec::with_capacity(5);
+    if op != Opcode::SBranch {
+        let skip = inverted(op).ok_or(EmitError::NoLongForm { name: op.name(isa::opcode::Family::Gfx11) })?;
+        out.push(Inst::new(skip, &[], &[]));
+    }
+    out.push(Inst::new(Opcode::SGetpcB64, &[Def::phys(pair, RegClass::S2)], &[]));
+    out.push(Inst::new(Opcode::SAddU32, &[Def::phys(lo, RegClass::S1)], &[s1(lo), Operand::constant(offset as u32)]));
+    let high = (offset >> 32) as u32;
+    out.push(Inst::new(Opcode::SAddcU32, &[Def::phys(hi, RegClass::S1)], &[s1(hi), Operand::constant(high)]));
+    out.push(Inst::new(Opcode::SSetpcB64, &[], &[Operand::phys(pair, RegClass::S2)]));
+    Ok(out)
+}
+
+/// The first aligned SGPR pair above every SGPR `func` names (its inputs included), below
+/// `sgpr_limit` (the processor's addressable SGPRs).
+fn free_pair(func: &Function, sgpr_limit: u16) -> Result<PhysReg, EmitError> {
+    let regs = func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| {
+        let defs = i.defs.iter().map(|d| (d.reg, d.rc.size));
+        let ops = i.ops.iter().map(|o| (o.reg, o.rc().map_or(1, |rc| rc.size)));
+        defs.chain(ops).collect::<Vec<_>>()
+    });
+    let used = regs
+        .filter_map(|(reg, size)| reg.map(|r| (r, size)))
+        .filter(|(r, _)| r.reg_type() == RegType::Sgpr && r.index() < sgpr_limit)
+        .map(|(r, size)| r.index() + u16::from(size))
+        .max()
+        .unwrap_or(0);
+    let k = used.next_multiple_of(2);
+    if k + 2 > sgpr_limit {
+        return Err(EmitError::NoLongBranchPair { used });
+    }
+    Ok(PhysReg::sgpr(k))
+}
+
+/// The encoded size of `inst`.
+fn size_of(inst: &Inst, family: isa::opcode::Family, scratch: &mut Vec<u8>) -> Result<usize, EmitError> {
+    scratch.clear();
+    encode(inst, family, scratch)
+        .map_err(|source| EmitError::Encode { inst: isa::mir::DisplayInst(inst, family).to_string(), source })?;
+    Ok(scratch.len())
+}
+
+/// A far offset for sizing a long jump before its real offset is known: every relaxed
+/// branch's offset needs a literal in `s_add_u32` and an inline high dword, as this one does.
+const FAR: i64 = 1 << 20;
+
 /// Assembles `func` into machine code, and into assembly text when `text` (printing costs a
-/// good part of the time, so a compile that writes only an object skips it).
-pub fn assemble(func: &Function, text: bool) -> Result<Assembled, EmitError> {
+/// good part of the time, so a compile that writes only an object skips it). `sgpr_limit` is
+/// the processor's count of addressable SGPRs, below which a long branch finds its pair.
+pub fn assemble(func: &Function, sgpr_limit: u16, text: bool) -> Result<Assembled, EmitError> {
     let family = func.family;
     let mut blocks: Vec<Vec<Placed>> = Vec::with_capacity(func.blocks.len());
     for (b, block) in func.blocks.iter().enumerate() {
@@ -79,36 +164,90 @@ pub fn assemble(func: &Function, text: bool) -> Result<Assembled, EmitError> {
         }
         blocks.push(placed);
     }
-    // Sizes do not depend on branch offsets (SOPP is always one word), so one sizing pass
-    // gives every block's address.
+    // The size of each instruction; a branch is one word until it is relaxed.
     let mut scratch = Vec::new();
-    let mut starts = Vec::with_capacity(blocks.len() + 1);
-    let mut addr = 0usize;
+    let mut sizes: Vec<Vec<usize>> = Vec::with_capacity(blocks.len());
     for placed in &blocks {
-        starts.push(addr);
+        let mut row = Vec::with_capacity(placed.len());
         for p in placed {
-            scratch.clear();
-            encode(&p.inst, family, &mut scratch).map_err(|source| EmitError::Encode {
-                inst: isa::mir::DisplayInst(&p.inst, family).to_string(),
-                source,
-            })?;
-            addr += scratch.len();
+            row.push(size_of(&p.inst, family, &mut scratch)?);
         }
+        sizes.push(row);
     }
-    starts.push(addr);
-    let mut code = Vec::with_capacity(addr);
+    let mut long: Vec<Vec<bool>> = blocks.iter().map(|p| vec![false; p.len()]).collect();
+    let mut pair = None;
+    let starts = loop {
+        let mut starts = Vec::with_capacity(blocks.len() + 1);
+        let mut addr = 0usize;
+        for row in &sizes {
+            starts.push(addr);
+            addr += row.iter().sum::<usize>();
+        }
+        starts.push(addr);
+        let mut grew = false;
+        for (b, placed) in blocks.iter().enumerate() {
+            let mut here = starts[b];
+            for (k, p) in placed.iter().enumerate() {
+                if let (Some(t), false) = (p.target, long[b][k]) {
+                    let offset = (starts[t] as i64 - (here as i64 + 4)) / 4;
+                    if i16::try_from(offset).is_err() {
+                        let pair = *pair.get_or_insert(free_pair(func, sgpr_limit)?);
+                        let mut size = 0;
+                        for inst in long_jump(p.inst.opcode, pair, FAR)? {
+                            size += size_of(&inst, family, &mut scratch)?;
+                        }
+                        long[b][k] = true;
+                        sizes[b][k] = size;
+                        grew = true;
+                    }
+                }
+                here += sizes[b][k];
+            }
+        }
+        if !grew {
+            break starts;
+        }
+    };
+    let mut code = Vec::with_capacity(*starts.last().unwrap_or(&0));
     let mut asm = String::new();
     let mut inst_count = 0;
     for (b, placed) in blocks.iter_mut().enumerate() {
         if text {
             let _ = writeln!(asm, ".LBB{b}:");
         }
-        for p in placed.iter_mut() {
-            if let Some(t) = p.target {
-                let here = code.len() as i64;
-                let offset = (starts[t] as i64 - (here + 4)) / 4;
-                let offset = i16::try_from(offset).map_err(|_| EmitError::BranchTooFar { block: b, offset })?;
-                p.inst.fields.imm = offset as u16;
+        for (k, p) in placed.iter_mut().enumerate() {
+            match (p.target, pair.filter(|_| long[b][k])) {
+                (Some(t), Some(pair)) => {
+                    let start = code.len();
+                    let getpc_end = start + 4 * usize::from(p.inst.opcode != Opcode::SBranch) + 4;
+                    let mut seq = long_jump(p.inst.opcode, pair, starts[t] as i64 - getpc_end as i64)?;
+                    if seq.len() == 5 {
+                        seq[0].fields.imm = ((sizes[b][k] - 4) / 4) as u16;
+                    }
+                    for (i, inst) in seq.iter().enumerate() {
+                        encode(inst, family, &mut code).map_err(|source| EmitError::Encode {
+                            inst: isa::mir::DisplayInst(inst, family).to_string(),
+                            source,
+                        })?;
+                        inst_count += 1;
+                        if text {
+                            let note =
+                                if i + 1 == seq.len() { format!(" ; long branch to .LBB{t}") } else { String::new() };
+                            let _ = writeln!(asm, "\t{}{note}", print_inst(inst, family, func.wave_size));
+                        }
+                    }
+                    if code.len() - start != sizes[b][k] {
+                        return Err(EmitError::BadBranch { block: b, what: "a long branch changed size" });
+                    }
+                    continue;
+                }
+                (Some(t), None) => {
+                    let here = code.len() as i64;
+                    let offset = (starts[t] as i64 - (here + 4)) / 4;
+                    let offset = i16::try_from(offset).map_err(|_| EmitError::BranchTooFar { block: b, offset })?;
+                    p.inst.fields.imm = offset as u16;
+                }
+                (None, _) => {}
             }
             encode(&p.inst, family, &mut code).map_err(|source| EmitError::Encode {
                 inst: isa::mir::DisplayInst(&p.inst, family).to_string(),
@@ -128,5 +267,6 @@ pub fn assemble(func: &Function, text: bool) -> Result<Assembled, EmitError> {
             }
         }
     }
-    Ok(Assembled { code, asm, inst_count })
+    let next_free_sgpr = pair.map_or(0, |p| p.index() + 2);
+    Ok(Assembled { code, asm, inst_count, next_free_sgpr })
 }

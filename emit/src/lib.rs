@@ -1,5 +1,5 @@
 //! Program assembly and code-object emission: [`assemble`] lowers the last pseudo-instructions,
-//! resolves branch offsets, encodes, and prints assembly text that llvm-mc reassembles to the
+//! resolves branch offsets (relaxing those out of reach into long jumps), encodes, and prints assembly text that llvm-mc reassembles to the
 //! same bytes; the code and its kernel descriptor then go to `runtime-abi`'s writer.
 #![deny(missing_docs)]
 
@@ -31,6 +31,18 @@ pub enum EmitError {
         block: usize,
         /// The offset in words.
         offset: i64,
+    },
+    /// A branch opcode without a long form (an inverse condition to skip the long jump).
+    #[error("{name} has no long form: its target is out of reach")]
+    NoLongForm {
+        /// The branch.
+        name: &'static str,
+    },
+    /// No SGPR pair is left above the kernel's SGPRs for a long branch.
+    #[error("a branch needs a long jump, and no SGPR pair is free above s{used} for it")]
+    NoLongBranchPair {
+        /// The SGPRs the kernel uses (the next free one).
+        used: u16,
     },
     /// The encoder refused an instruction.
     #[error("cannot encode `{inst}`: {source}")]

@@ -100,7 +100,8 @@ pub(crate) fn step(wave: &mut Wave, index: u32, d: &Decoded, cx: &mut ExecCtx<'_
         | Op::Clause
         | Op::Hint
         | Op::Sendmsg
-        | Op::CodeEnd => exec_control::execute(wave, d, op, cx)?,
+        | Op::CodeEnd
+        | Op::Setpc => exec_control::execute(wave, d, op, cx)?,
         Op::SAlu { .. } | Op::Saveexec(_) | Op::SCmp(..) | Op::SCmpk(..) | Op::SBitcmp { .. } | Op::Getpc => {
             exec_salu::execute(wave, d, op)?;
             Flow::Next
@@ -173,9 +174,9 @@ pub(crate) mod tests {
         wave: &mut Wave,
         lds: &mut [u8],
     ) -> Result<Flow, FaultKind> {
-        let code = Code::from_insts(insts, wave.wave_size);
         let proc = Processor::find(cpu).unwrap();
         let family = Family::of(proc.generation).unwrap();
+        let code = Code::from_insts(insts, family, wave.wave_size);
         let rules = Rules::new(proc, wave.wave_size, false);
         let mut device = Device::new();
         let mut lane_ops = 0;
@@ -205,7 +206,7 @@ pub(crate) mod tests {
     fn an_opcode_without_semantics_is_an_error_naming_it() {
         let mut wave = Wave::new(32, u32::MAX as u64, 8, mode());
         let inst = Inst::new(Opcode::SEndpgm, &[], &[]);
-        let mut code = Code::from_insts(vec![(inst, 4)], 32);
+        let mut code = Code::from_insts(vec![(inst, 4)], Family::Gfx11, 32);
         code.clear_op(0);
         let err = run_code(&code, &mut wave).unwrap_err();
         assert_eq!(err, FaultKind::Unimplemented { opcode: "s_endpgm".into(), detail: String::new() });

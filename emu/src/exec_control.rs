@@ -1,4 +1,4 @@
-//! Program control (SOPP): branches, the end of the program, barriers, waits, messages, and
+//! Program control (SOPP, and `s_setpc_b64`): branches, the end of the program, barriers, waits, messages, and
 //! the scheduling hints `s_nop`, `s_delay_alu` and `s_clause`, which change nothing in an
 //! emulator but whose fields are checked, so a malformed hint in generated code is reported.
 //!
@@ -26,6 +26,12 @@ pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, cx: &mut ExecCtx<'_>
         // The wave's stores and atomics in flight land later (see `crate::dispatch`).
         Op::Endpgm => Flow::End,
         Op::Branch => Flow::Jump(branch_target(d)),
+        // Code addresses are offsets from the kernel's entry, as `s_getpc_b64` gives them; an
+        // address outside the code is reported by the fetch of the next instruction.
+        Op::Setpc => {
+            let reg = d.inst.ops.first().and_then(|o| o.reg).ok_or_else(|| malformed("no address operand".into()))?;
+            Flow::Jump(wave.read_sregs(reg, 2)? as u32)
+        }
         Op::CBranch(cond) => {
             let taken = match cond {
                 Cond::Scc0 => !wave.scc(),

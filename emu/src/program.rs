@@ -56,18 +56,18 @@ impl Code {
             insts.push((inst, size as u32));
             pc += size;
         }
-        Ok(Code::from_insts(insts, wave_size))
+        Ok(Code::from_insts(insts, family, wave_size))
     }
 
-    /// Code from instructions with their sizes, laid out from offset 0, for waves of
-    /// `wave_size` lanes.
-    pub(crate) fn from_insts(list: Vec<(Inst, u32)>, wave_size: u32) -> Code {
+    /// Code from instructions of `family` with their sizes, laid out from offset 0, for waves
+    /// of `wave_size` lanes.
+    pub(crate) fn from_insts(list: Vec<(Inst, u32)>, family: Family, wave_size: u32) -> Code {
         let mut code = Code::default();
         let mut pc = 0u32;
         for (inst, size) in list {
             let op = classify(inst.opcode);
             let op_y = inst.fields.vopd_y.and_then(classify);
-            let fp = Footprint::of(&inst, op, wave_size);
+            let fp = Footprint::of(&inst, family, op, wave_size);
             code.by_dword.resize((pc / 4) as usize, u32::MAX);
             code.by_dword.push(code.insts.len() as u32);
             code.insts.push(Decoded { pc, size, inst, op, op_y, fp });

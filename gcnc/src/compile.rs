@@ -210,7 +210,7 @@ fn compile_kernel(
         .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
     timed("regalloc", t);
     let t = Instant::now();
-    let hazards = sched::hazards::resolve_hazards(&mut mir);
+    let hazards = sched::hazards::resolve_hazards(&mut mir, proc);
     isel::strip_implicit(&mut mir);
     timed("hazards", t);
     let t = Instant::now();
@@ -220,14 +220,16 @@ fn compile_kernel(
     let delays = sched::delay_alu::insert_delay_alu(&mut mir);
     timed("delay_alu", t);
     let t = Instant::now();
-    let assembled = emit::assemble::assemble(&mir, options.text)
+    let assembled = emit::assemble::assemble(&mir, proc.sgprs, options.text)
         .map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
     timed("assemble", t);
 
-    let mut descriptor = KernelDescriptor::new(proc);
+    let mut descriptor = KernelDescriptor::for_target(target);
     enable_inputs(&mut descriptor, proc, &sel.inputs, target.wave_size);
     // With the AGPRs, so ACCUM_OFFSET, the unified VGPR count and `.agpr_count` follow them.
-    let regs: RegisterUse = alloc.register_use(target.wave_size);
+    let mut regs: RegisterUse = alloc.register_use(target.wave_size);
+    // The SGPR pair of long branches, above the allocated ones.
+    regs.sgprs = regs.sgprs.max(assembled.next_free_sgpr);
     set_register_counts(&mut descriptor, proc, &regs);
     descriptor.group_segment_fixed_size = sel.lds_bytes;
     descriptor.private_segment_fixed_size = sel.private_bytes;

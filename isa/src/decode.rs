@@ -12,6 +12,7 @@
 //! refuses anything the encoder could not produce again (unknown opcodes, trap registers,
 //! misaligned tuples, modifiers an opcode does not take), and never panics on any input.
 
+use crate::constant_bus;
 use crate::encode::tuple_problem_in;
 use crate::encoding::{
     dpp16, dpp8, ds, field_sreg, global, inline_value_typed, literal_is_16_bit, mai, mubuf, opcode_at, sdwa, smem,
@@ -733,7 +734,7 @@ impl Decoder<'_> {
         if dpp {
             srcs[0] = SRC_VGPR0 + self.dpp_word(inst, srcs[0], false)?;
         }
-        let literal_ok = self.family == Family::Gfx11 && !dpp;
+        let literal_ok = constant_bus::vop3_literal(self.family.generation()) && !dpp;
         let vdst = vop3::VDST.get(w0);
         let sdst = vop3::SDST.get(w0);
         self.fill(inst, &info.slots, |d, s| {
@@ -756,7 +757,7 @@ impl Decoder<'_> {
         let w1 = self.dword()?;
         let mut srcs = [vop3::SRC0.get(w1), vop3::SRC1.get(w1), vop3::SRC2.get(w1)];
         let vdst = vop3p::VDST.get(w0);
-        let literal_ok = self.family == Family::Gfx11;
+        let literal_ok = constant_bus::vop3_literal(self.family.generation());
         if info.enc == Enc::Mai {
             let f = &mut inst.fields;
             let acc_cd = mai::ACC_CD.get(w0) != 0;

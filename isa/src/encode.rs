@@ -10,6 +10,7 @@
 //! tables ([`crate::table`]); bit layouts from [`crate::encoding`]. The decoder and the printer
 //! read the same data.
 
+use crate::constant_bus;
 use crate::encoding::{
     default_opsel_hi, dpp16, dpp8, ds, global, inline_field_typed, literal_is_16_bit, mai, mubuf, sdwa, smem, sop1,
     sop2, sopc, sopk, sopp, sreg_field, vop1, vop2, vop3, vop3_number, vop3p, vopc, vopd, Bits, LITERAL, SEG_FLAT,
@@ -544,19 +545,15 @@ impl<'a> Encoder<'a> {
         }
     }
 
-    /// The constant-bus limit: one scalar value on GFX9, two on GFX10+ except the 64-bit
-    /// shifts, which keep one (llvm-mc-19 agrees on both).
+    /// The constant bus ([`crate::constant_bus`]): distinct SGPRs, VCC read implicitly, and the
+    /// literal, against the generation's limit for the opcode.
     fn check_constant_bus(&self) -> Result<(), EncodeError> {
-        let limit = match self.family {
-            Family::Gfx9 => 1,
-            Family::Gfx11 if matches!(self.name, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") => 1,
-            Family::Gfx11 => 2,
-        };
+        let op = self.info.opcode;
+        let limit = constant_bus::limit(self.family.generation(), op);
         let mut regs: SmallVec<[PhysReg; 4]> = SmallVec::new();
-        for &(r, i) in &self.scalar_reads {
-            // v_writelane's M0 lane select does not use the constant bus.
-            let lane_m0 = self.name == "v_writelane_b32" && r == PhysReg::M0 && i == 1;
-            if !lane_m0 && !regs.contains(&r) {
+        let reads = self.scalar_reads.iter().filter(|&&(r, i)| constant_bus::takes_slot(op, i, r)).map(|&(r, _)| r);
+        for r in reads.chain(constant_bus::implicit_read(op)) {
+            if !regs.contains(&r) {
                 regs.push(r);
             }
         }
@@ -565,6 +562,15 @@ impl<'a> Encoder<'a> {
             return Err(EncodeError::ConstantBus { name: self.name, used, limit });
         }
         Ok(())
+    }
+
+    /// Whether a source of a VOP3, VOP3P or MAI encoding may be the literal, or why not.
+    fn vop3_literal_ok(&self) -> Result<(), &'static str> {
+        if constant_bus::vop3_literal(self.family.generation()) {
+            Ok(())
+        } else {
+            Err("GFX9 has no literals in VOP3 and VOP3P")
+        }
     }
 
     /// Places the cache-policy bits, or says which the family lacks.
@@ -1163,10 +1169,7 @@ impl Encoder<'_> {
             _ if info.enc == Enc::Vopc => sreg_field(PhysReg::EXEC, family).expect("EXEC exists"),
             _ => 0,
         };
-        let literal_ok = match family {
-            Family::Gfx11 => Ok(()),
-            Family::Gfx9 => Err("GFX9 has no literals in VOP3"),
-        };
+        let literal_ok = self.vop3_literal_ok();
         let dpp = matches!(form, Form::E64Dpp16 | Form::E64Dpp8);
         let mut src = [0u32; 3];
         let mut dpp_word = None;
@@ -1212,10 +1215,7 @@ impl Encoder<'_> {
         self.check_mods(form, "for this opcode")?;
         let f = self.inst.fields;
         let vdst = self.reg8_or(Role::Def, Field::Vdst, 0)?;
-        let literal_ok = match family {
-            Family::Gfx11 => Ok(()),
-            Family::Gfx9 => Err("GFX9 has no literals in VOP3P"),
-        };
+        let literal_ok = self.vop3_literal_ok();
         let dpp = matches!(form, Form::E64Dpp16 | Form::E64Dpp8);
         let mut src = [0u32; 3];
         let mut dpp_word = None;
@@ -1271,7 +1271,7 @@ impl Encoder<'_> {
                     acc |= 1 << i;
                 }
             }
-            *s = self.src(k, true, Err("GFX9 has no literals in VOP3P"))?;
+            *s = self.src(k, true, self.vop3_literal_ok())?;
         }
         let w0 = vop3p::prefix(self.family).word()
             | vop3p::OP.put(info.number.into())

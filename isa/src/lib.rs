@@ -8,16 +8,18 @@
 //! tables ([`table`], generated from llvm-mc-19 by `scripts/gen_tables.py` and committed under
 //! `src/tables/`), which give every opcode of gfx1100 and gfx942 in the formats gcnc handles
 //! with its number, operand slots and modifiers, and the field layouts of each encoding family
-//! ([`encoding`]); [`operands`] is the per-opcode shape view that instruction selection uses.
+//! ([`encoding`]); [`constant_bus`] holds the constant-bus and VOP3-literal rules, [`hazard`] the hazard rules the hazard pass and the emulator share; [`operands`] is the per-opcode shape view that instruction selection uses.
 //! `tests/llvm_mc.rs` checks every opcode in many forms against llvm-mc-19's assembler and
 //! disassembler, `tests/completeness.rs` the tables against tinygrad's lists of AMD's ISA, and
 //! `tests/decode_smoke.rs` that no input makes the decoder panic.
 #![deny(missing_docs)]
 
 pub mod asm;
+pub mod constant_bus;
 pub mod decode;
 pub mod encode;
 pub mod encoding;
+pub mod hazard;
 pub mod mir;
 pub mod mir_parse;
 pub mod opcode;

@@ -75,6 +75,14 @@ impl Family {
             Generation::Gfx10 | Generation::Gfx12 => None,
         }
     }
+
+    /// The generation whose encodings the family is (the inverse of [`Family::of`]).
+    pub fn generation(self) -> Generation {
+        match self {
+            Family::Gfx9 => Generation::Gfx9,
+            Family::Gfx11 => Generation::Gfx11,
+        }
+    }
 }
 
 include!("tables/opcodes.rs");

@@ -103,6 +103,10 @@ pub struct Processor {
     /// `FeatureGFX90AInsts`, not in the seeds: gfx90a, gfx942, gfx9-4-generic). LLVM pads the
     /// end of the code for instruction prefetch on these and on GFX10+.
     pub gfx90a_insts: bool,
+    /// Whether the processor has the instructions and hazards gfx940 added (LLVM's
+    /// `FeatureGFX940Insts`, not in the seeds: gfx942, gfx9-4-generic), which change some
+    /// hazards' wait states (see [`crate::hazard`]).
+    pub gfx940_insts: bool,
     /// The instruction cache line in bytes: 64 through GFX10, 128 from GFX11 (not in the
     /// seeds; LLVM's `EmitCodeEnd`, checked against the prefetch padding of clang-19's
     /// objects for every processor of the table).
@@ -153,6 +157,7 @@ const GFX900: Processor = Processor {
     aligned_vgpr_tuples: false,
     kernarg_preload: false,
     gfx90a_insts: false,
+    gfx940_insts: false,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
     max_waves_per_simd: 10,
@@ -183,6 +188,7 @@ const GFX90A: Processor = Processor {
     aligned_vgpr_tuples: true,
     kernarg_preload: true,
     gfx90a_insts: true,
+    gfx940_insts: false,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
     max_waves_per_simd: 8,
@@ -208,6 +214,7 @@ const GFX942: Processor = Processor {
     aligned_vgpr_tuples: true,
     kernarg_preload: true,
     gfx90a_insts: true,
+    gfx940_insts: true,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
     max_waves_per_simd: 8,
@@ -233,6 +240,7 @@ const GFX1030: Processor = Processor {
     aligned_vgpr_tuples: false,
     kernarg_preload: false,
     gfx90a_insts: false,
+    gfx940_insts: false,
     icache_line_bytes: 64,
     user_sgpr_init16_bug: false,
     max_waves_per_simd: 16,
@@ -258,6 +266,7 @@ const GFX1100: Processor = Processor {
     aligned_vgpr_tuples: false,
     kernarg_preload: false,
     gfx90a_insts: false,
+    gfx940_insts: false,
     icache_line_bytes: 128,
     user_sgpr_init16_bug: true,
     max_waves_per_simd: 16,

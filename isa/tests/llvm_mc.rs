@@ -1098,3 +1098,129 @@ fn clang_vadd_decodes_and_prints_like_objdump() {
         }
     }
 }
+
+/// The constant bus ([`isa::constant_bus`]) against llvm-mc-19: every VALU opcode's `_e64`
+/// form with one, two and three distinct SGPR sources, one SGPR read twice, and an SGPR with a
+/// literal. llvm-mc-19 refuses a form for the constant bus ("violates constant bus
+/// restrictions") exactly when the form's scalar values, counted by `isa::constant_bus`,
+/// exceed its limit, and then our encoder refuses it for the constant bus too; a form it
+/// accepts, we encode. Forms it refuses for another reason (a literal GFX9's VOP3 lacks) say
+/// nothing about the bus and are left out.
+#[test]
+fn constant_bus_limits_match_llvm_mc() {
+    use isa::constant_bus;
+    use isa::encode::EncodeError;
+    if !llvm_mc_available() {
+        println!("SKIPPED: llvm-mc-19 is not on PATH (scripts/test.sh installs it); no limit was checked");
+        return;
+    }
+    let mut failures = Vec::new();
+    for cfg in &CONFIGS {
+        let g = Gen { family: cfg.family, wave: cfg.wave };
+        let generation = cfg.family.generation();
+        let mut cases: Vec<(Inst, bool)> = Vec::new();
+        for info in &table::table(cfg.family).ops {
+            let classic = matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+            if !(classic && info.flags.e64 || matches!(info.enc, Enc::Vop3 | Enc::Vop3sd | Enc::Vop3p)) {
+                continue;
+            }
+            let base = g.base(info, Shape::E64);
+            let scalar: Vec<usize> = (0..info.slots.len())
+                .filter(|&k| {
+                    let s = &info.slots[k];
+                    s.role == Role::Use && s.field.src_index().is_some() && s.kind != Kind::M && s.kind.sgpr()
+                })
+                .collect();
+            let set_sgprs = |ks: &[usize], regs: &[u16]| {
+                with(&base, |x| {
+                    for (&k, &r) in ks.iter().zip(regs) {
+                        let size = info.slot_size(&info.slots[k], cfg.wave);
+                        x.ops[index_of(info, k)] = Operand::phys(PhysReg::sgpr(r), RegClass::sgpr(size));
+                    }
+                })
+            };
+            let mut forms = Vec::new();
+            for m in 1..=scalar.len() {
+                forms.push(set_sgprs(&scalar[..m], &[40, 44, 48]));
+            }
+            if scalar.len() >= 2 && info.slots[scalar[0]].size == info.slots[scalar[1]].size {
+                forms.push(set_sgprs(&scalar[..2], &[40, 40]));
+            }
+            let literal = scalar.iter().skip(1).find(|&&k| info.slots[k].kind.literal() && !info.flags.t16);
+            if let (Some(&first), Some(&k)) = (scalar.first(), literal) {
+                let one = set_sgprs(&[first], &[40]);
+                forms.push(with(&one, |x| {
+                    x.ops[index_of(info, k)] = Operand::constant(Gen::literal_const(&info.slots[k]))
+                }));
+            }
+            for inst in forms {
+                // The scalar values, counted by isa's rules.
+                let mut regs: Vec<PhysReg> = Vec::new();
+                let mut literal = false;
+                for (i, op) in inst.ops.iter().enumerate() {
+                    match op.reg {
+                        Some(r) if r.reg_type() == RegType::Sgpr && constant_bus::takes_slot(inst.opcode, i, r) => {
+                            if !regs.contains(&r) {
+                                regs.push(r);
+                            }
+                        }
+                        _ => {
+                            literal |= op.constant_value().is_some_and(|v| {
+                                isa::encoding::inline_field_typed(
+                                    v,
+                                    info.srcs().nth(i).map_or(ConstType::B32, |s| s.ctype),
+                                )
+                                .is_none()
+                            })
+                        }
+                    }
+                }
+                if let Some(r) = constant_bus::implicit_read(inst.opcode) {
+                    if !regs.contains(&r) {
+                        regs.push(r);
+                    }
+                }
+                let over = regs.len() + usize::from(literal) > constant_bus::limit(generation, inst.opcode);
+                cases.push((inst, over));
+            }
+        }
+        let texts: Vec<String> = cases.iter().map(|(inst, _)| print_inst(inst, cfg.family, cfg.wave)).collect();
+        let input: String = texts.iter().map(|t| format!("{t}\n")).collect();
+        let (_, stderr) = llvm_mc(cfg, &["--show-encoding"], input);
+        let errors: BTreeMap<usize, &str> = stderr
+            .lines()
+            .filter_map(|l| {
+                let (at, msg) = l.strip_prefix("<stdin>:")?.split_once(": error: ")?;
+                Some((at.split(':').next()?.parse::<usize>().ok()? - 1, msg))
+            })
+            .collect();
+        let (mut within, mut over, mut other) = (0, 0, 0);
+        for (n, ((inst, ours_over), text)) in cases.iter().zip(&texts).enumerate() {
+            let theirs_over = match errors.get(&n) {
+                None => false,
+                Some(msg) if msg.contains("constant bus") => true,
+                Some(_) => {
+                    other += 1;
+                    continue;
+                }
+            };
+            let encoded = encode(inst, cfg.family, &mut Vec::new());
+            let label = format!("{} wave{}: `{text}`", cfg.cpu, cfg.wave);
+            if *ours_over != theirs_over {
+                failures.push(format!("{label}: constant_bus says over = {ours_over}, llvm-mc-19 {theirs_over}"));
+            }
+            match (&encoded, theirs_over) {
+                (Ok(()), false) => within += 1,
+                (Err(EncodeError::ConstantBus { .. }), true) => over += 1,
+                _ => failures.push(format!("{label}: encode gives {encoded:?}, llvm-mc-19 over = {theirs_over}")),
+            }
+        }
+        println!(
+            "{} wave{}: {within} forms within the constant bus and {over} over it, as llvm-mc-19 says; \
+             {other} refused for other reasons",
+            cfg.cpu, cfg.wave
+        );
+        assert!(within > 100 && over > 100, "too few decisive forms");
+    }
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+}

@@ -41,6 +41,21 @@ pub enum IselError {
         /// What exactly is missing.
         what: String,
     },
+    /// What threadgroup split mode (`-mtgsplit` on gfx90a/gfx942) forbids: the waves of a
+    /// workgroup may run on different CUs, so no LDS is allocated and `s_barrier` cannot be
+    /// used (AMDGPUUsage-new.txt:4709-4713, 6462-6464).
+    #[error(
+        "in @{func}: `{inst}`: {what} cannot be used in threadgroup split mode (-mtgsplit): the waves of a \
+         workgroup may run on different CUs, with no LDS allocated and no s_barrier"
+    )]
+    SplitWorkgroup {
+        /// The function's name.
+        func: String,
+        /// The instruction, as the `.gir` printer writes it.
+        inst: String,
+        /// What the instruction uses (shared memory, a barrier).
+        what: &'static str,
+    },
     /// A kernel parameter that selection does not handle yet.
     #[error("in @{func}: parameter {param}: {what} is not supported yet")]
     Parameter {

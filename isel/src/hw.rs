@@ -1,31 +1,15 @@
 //! Facts about operations that selection and the MIR verifier need beyond `isa`'s operand
-//! shapes ([`isa::operands::shape_of`], the explicit results and operands in assembly order)
-//! and inline constants ([`isa::encoding::inline_field`]): how many scalar values one VALU
-//! instruction may read (the constant bus; the encoder checks it but does not export it),
-//! which operations commute, and the *implicit* results and operands (SCC, EXEC) that the MIR
-//! carries after the explicit ones so that register allocation sees every write of SCC and
-//! EXEC. They belong in `isa`'s opcode table; until it has them, this is their one home.
+//! shapes ([`isa::operands::shape_of`], the explicit results and operands in assembly order),
+//! inline constants ([`isa::encoding::inline_field`]) and the constant bus
+//! ([`isa::constant_bus`]): which operations commute, and the *implicit* results and operands
+//! (SCC, EXEC) that the MIR carries after the explicit ones so that register allocation sees
+//! every write of SCC and EXEC. They belong in `isa`'s opcode table; until it has them, this is their one home.
 
 use isa::encoding::inline_field;
 use isa::mir::{Def, Operand};
 use isa::opcode::{Family, Format, Opcode};
 use isa::operands::{shape_of, Loc};
 use isa::reg::{PhysReg, RegType};
-
-/// How many scalar values (distinct SGPRs, lane masks and the literal) one VALU instruction
-/// may read: 1 on GFX9; 2 on GFX10+, except the 64-bit shifts, which keep 1 (as isa's encoder
-/// and llvm-mc-19 say).
-pub(crate) fn constant_bus_limit(family: Family, op: Opcode) -> usize {
-    match (family, op) {
-        (Family::Gfx9, _) | (Family::Gfx11, Opcode::VLshlrevB64) => 1,
-        (Family::Gfx11, _) => 2,
-    }
-}
-
-/// Whether a VOP3-encoded instruction may carry a literal (GFX10+; GFX9 has none).
-pub(crate) fn vop3_literal(family: Family) -> bool {
-    family != Family::Gfx9
-}
 
 /// Whether the constant `value` is inline as source `i` of `op` (else it takes the literal).
 pub(crate) fn is_inline(op: Opcode, family: Family, i: usize, value: u32) -> bool {

@@ -381,11 +381,11 @@ impl Verifier<'_> {
                 scalars.push(key);
             }
         }
-        let limit = hw::constant_bus_limit(family, inst.opcode);
+        let limit = isa::constant_bus::limit(family.generation(), inst.opcode);
         if scalars.len() > limit {
             self.error(b, Some(k), format!("{} scalar operands exceed the constant bus ({limit})", scalars.len()));
         }
-        if vop3 && literals > 0 && !hw::vop3_literal(family) {
+        if vop3 && literals > 0 && !isa::constant_bus::vop3_literal(family.generation()) {
             self.error(b, Some(k), "a literal in a VOP3 instruction on GFX9".into());
         }
         if !vop3 && hw::needs_vop3(inst.opcode, family, &inst.defs, &inst.ops) {

@@ -68,11 +68,14 @@ fn op_lines(op: &str, ordering: &str, scope: &str) -> String {
     }
 }
 
-/// The instructions selected for the operation, after the setup's LDS store.
+/// The instructions selected for the operation, after the setup's LDS store (its global
+/// store in tgsplit mode, which has no LDS).
 fn sequence(spec: &str, op: &str, ordering: &str, scope: &str) -> Result<String, String> {
+    let tgsplit = spec.ends_with("tgsplit");
+    let lds_setup = if tgsplit { "" } else { "\n    store %s, %a" };
     let src = format!(
         "kernel @k(ptr<global>, ptr<shared>) {{\nentry(%p: ptr<global>, %s: ptr<shared>):\n    \
-         %one = iconst.i32 1\n    %two = iconst.i32 2\n    %f = addrspacecast.ptr<flat> %p\n    %a = load.i32 %p\n    store %p, %a\n    store %s, %a\n    \
+         %one = iconst.i32 1\n    %two = iconst.i32 2\n    %f = addrspacecast.ptr<flat> %p\n    %a = load.i32 %p\n    store %p, %a{lds_setup}\n    \
          {}\n    ret\n}}\n",
         op_lines(op, ordering, scope)
     );
@@ -80,13 +83,14 @@ fn sequence(spec: &str, op: &str, ordering: &str, scope: &str) -> Result<String,
     let (id, _) = module.kernels().next().unwrap();
     let t = target(spec);
     let selected = isel::select(&module, id, &t).map_err(|e| e.to_string())?;
-    Ok(render(&selected.mir))
+    let anchor = if tgsplit { Opcode::GlobalStoreB32 } else { Opcode::DsStoreB32 };
+    Ok(render(&selected.mir, anchor))
 }
 
-fn render(mir: &Function) -> String {
+fn render(mir: &Function, anchor: Opcode) -> String {
     let family = mir.family;
     let insts: Vec<_> = mir.blocks.iter().flat_map(|b| b.insts.iter()).collect();
-    let start = insts.iter().position(|i| matches!(i.opcode, Opcode::DsStoreB32)).expect("the setup's LDS store") + 1;
+    let start = insts.iter().position(|i| i.opcode == anchor).expect("the setup's store") + 1;
     let mut out = Vec::new();
     for inst in &insts[start..] {
         match inst.opcode {
@@ -199,7 +203,6 @@ fn table() -> Vec<(&'static str, &'static str, &'static str, &'static str, Strin
         (g11, "barrier", "-", "-", s("W; s_barrier; buffer_gl0_inv"), 12089),
         (cu, "barrier", "-", "-", s("s_waitcnt lgkmcnt(0); s_barrier"), 12089),
         (g9, "barrier", "-", "-", s("s_waitcnt lgkmcnt(0); s_barrier"), 10232),
-        (tg, "barrier", "-", "-", s("s_waitcnt vmcnt(0); s_barrier; buffer_inv cpol:1"), 10232),
         // cmpxchg: the tables have no rows of their own; it takes the atomicrmw rows.
         (g11, "cas", "relaxed", "agent", s("global_atomic_cmpswap_b32"), 10947),
         (g11, "cas", "acquire", "workgroup", s("global_atomic_cmpswap_b32; s_waitcnt_vscnt 0; buffer_gl0_inv"), 11082),
@@ -392,11 +395,14 @@ fn gfx942_release_workgroup_rmw_follows_llvm_without_sc0() {
     assert_eq!(got, "s_waitcnt lgkmcnt(0); global_atomic_add");
 }
 
-/// In tgsplit mode "local address space cannot be used" (AMDGPUUsage-new.txt:8822-8824): an
-/// LDS atomic is refused with an error naming the mode, not selected.
+/// In tgsplit mode "local address space cannot be used" (AMDGPUUsage-new.txt:8822-8824) and
+/// "The waves cannot use S_BARRIER or LDS" (AMDGPUUsage-new.txt:4709-4713): LDS atomics,
+/// plain LDS accesses and the barrier are refused with an error naming the mode, not
+/// selected; the same operations are selected without tgsplit.
 #[test]
-fn lds_atomics_are_refused_in_tgsplit_mode() {
-    for op in ["lds_load", "lds_store", "lds_rmw", "lds_cas"] {
+fn lds_and_barriers_are_refused_in_tgsplit_mode() {
+    for op in ["lds_load", "lds_store", "lds_rmw", "lds_cas", "lds_nt_load", "lds_vol_store", "barrier"] {
+        assert!(sequence("gfx942:64", op, "relaxed", "workgroup").is_ok(), "{op} without tgsplit");
         let err = sequence("gfx942:64:tgsplit", op, "relaxed", "workgroup").err();
         assert!(err.as_ref().is_some_and(|e| e.contains("tgsplit")), "{op}: {err:?}");
     }

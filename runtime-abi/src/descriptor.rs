@@ -8,7 +8,7 @@
 //! that have it give both its encoder and its decoder, and the bits no field covers are the
 //! reserved mask that [`KernelDescriptor::decode`] checks.
 
-use isa::processor::{Feature, FlatScratch, Generation, Processor};
+use isa::processor::{Feature, FlatScratch, Generation, Processor, Target};
 
 use crate::AbiError;
 
@@ -408,6 +408,21 @@ impl KernelDescriptor {
         desc.rsrc1.ieee_mode = gfx9_to_11(gen);
         desc.rsrc1.wgp_mode = gfx10_plus(gen);
         desc.rsrc1.mem_ordered = gfx10_plus(gen);
+        desc
+    }
+
+    /// [`KernelDescriptor::new`] for `target`'s processor, with the execution modes the
+    /// target asks for:
+    /// - WGP_MODE (GFX10+, AMDGPUUsage-new.txt:4482-4491): "If 0 execute work-groups in CU
+    ///   wavefront execution mode", so 0 with `-mcumode`.
+    /// - TG_SPLIT (gfx90a/gfx942, AMDGPUUsage-new.txt:4709-4713): "If 1 the waves of a
+    ///   work-group can be launched in different CUs", so 1 with `-mtgsplit` (the code then
+    ///   uses no LDS and no `s_barrier`, as that line requires and isel enforces).
+    pub fn for_target(target: &Target) -> KernelDescriptor {
+        let proc = target.processor();
+        let mut desc = KernelDescriptor::new(proc);
+        desc.rsrc1.wgp_mode &= !(proc.cumode && target.cumode);
+        desc.rsrc3.tg_split = proc.tgsplit && target.tgsplit;
         desc
     }
 

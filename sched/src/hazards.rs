@@ -6,7 +6,8 @@
 //! later reads: of an SGPR by a VALU (2), of a VGPR by `v_readlane`/`v_readfirstlane` (1), of a
 //! transcendental result by another VALU (1), of EXEC by the lane-access instructions (4), of a
 //! lane select (4), of VCC by `v_div_fmas` (4), and a VALU write to the data of a pending store
-//! wider than 64 bits (2). The pass counts wait states back through the block and through
+//! or atomic wider than 64 bits (the rule and its wait states are `isa::hazard`'s, which the
+//! emulator reads too). The pass counts wait states back through the block and through
 //! each path into it from earlier blocks (the largest need over the paths decides); at a
 //! block entered from later code (a loop header) or from more than a few paths, it assumes
 //! the worst and pads with the largest requirement.
@@ -20,9 +21,11 @@
 //! The pass runs after register allocation and before the implicit operands (EXEC, SCC) are
 //! stripped, so it sees every register an instruction writes.
 
+use isa::hazard;
 use isa::mir::{Function, Inst};
 use isa::opcode::{Family, Format, Opcode};
 use isa::operands::{shape_of, Loc};
+use isa::processor::Processor;
 use isa::reg::{PhysReg, RegType};
 
 /// The most wait states any gfx942 rule needs.
@@ -113,19 +116,13 @@ fn footprint(inst: &Inst, family: Family) -> Foot {
                 }
             }
         }
-        let is_store = matches!(format, Format::Global | Format::Flat | Format::Scratch) && inst.defs.is_empty();
-        if is_store {
-            // The data is the last operand of a store's assembly syntax.
-            if let Some(data) = shape.ops.len().checked_sub(1).and_then(|i| inst.ops.get(i)) {
-                f.wide_store_data = run_of(data.reg, data.rc().map_or(1, |rc| rc.size)).filter(|r| r.n > 2);
-            }
-        }
     }
+    f.wide_store_data = hazard::wide_store_data(inst, family).map(|(reg, n)| Run { start: reg.0, n: n.into() });
     f
 }
 
 /// The wait states `next` needs after the instructions of `history` (oldest first).
-fn needed_gfx942(history: &[Foot], next: &Foot) -> u32 {
+fn needed_gfx942(history: &[Foot], next: &Foot, store_data_wait_states: u32) -> u32 {
     let mut need = 0;
     let mut ws = 0;
     for h in history.iter().rev() {
@@ -156,7 +153,7 @@ fn needed_gfx942(history: &[Foot], next: &Foot) -> u32 {
         }
         if let Some(data) = h.wide_store_data {
             if next.valu && next.defs.iter().any(|d| d.overlaps(data)) {
-                require(2);
+                require(store_data_wait_states);
             }
         }
         ws += h.wait_states;
@@ -185,10 +182,11 @@ pub struct HazardStats {
     pub depctrs: u32,
 }
 
-/// Inserts what the hazards of `func`'s generation need. Blocks are in linear order.
-pub fn resolve_hazards(func: &mut Function) -> HazardStats {
+/// Inserts what the hazards of `func`'s generation need on `processor`. Blocks are in linear
+/// order.
+pub fn resolve_hazards(func: &mut Function, processor: &Processor) -> HazardStats {
     match func.family {
-        Family::Gfx9 => resolve_gfx942(func),
+        Family::Gfx9 => resolve_gfx942(func, hazard::store_data_wait_states(processor)),
         Family::Gfx11 => resolve_gfx11(func),
     }
 }
@@ -198,7 +196,7 @@ pub fn resolve_hazards(func: &mut Function) -> HazardStats {
 /// worst case.
 const MAX_HISTORIES: usize = 4;
 
-fn resolve_gfx942(func: &mut Function) -> HazardStats {
+fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardStats {
     let family = func.family;
     let mut stats = HazardStats::default();
     // The histories at the end of each block: one per path that the block's entry merges.
@@ -219,7 +217,7 @@ fn resolve_gfx942(func: &mut Function) -> HazardStats {
         for inst in block.insts.drain(..) {
             let foot = footprint(&inst, family);
             if !inst.opcode.is_pseudo() {
-                let need = histories.iter().map(|h| needed_gfx942(h, &foot)).max().unwrap_or(0);
+                let need = histories.iter().map(|h| needed_gfx942(h, &foot, store_data_wait_states)).max().unwrap_or(0);
                 if need > 0 {
                     out.push(nop(need));
                     stats.nops += 1;

@@ -10,8 +10,8 @@
 //!
 //! Only what the hardware requires is modelled: the checks are the recognizer's for gfx940
 //! (`FeatureGFX940Insts`) and gfx1100 (wave32 and wave64), nothing from other generations.
-//! GFX11 reads store data at issue, so its store-data hazard does not exist; gfx942 needs two
-//! wait states there.
+//! The store-data rule (which instructions, which operand, how many wait states) is
+//! `isa::hazard`'s, the one the hazard pass follows.
 
 pub(crate) mod gfx11;
 pub(crate) mod gfx9;
@@ -20,6 +20,7 @@ use crate::error::FaultKind;
 use crate::ops::{valu, MemKind, Op};
 use crate::program::{Code, Decoded};
 use isa::mir::{Inst, OperandKind};
+use isa::opcode::Family;
 use isa::processor::{Generation, Processor};
 use isa::reg::{reg_name, PhysReg, RegType};
 use smallvec::SmallVec;
@@ -123,8 +124,9 @@ fn regs(reg: Option<PhysReg>, n: u8) -> Option<Regs> {
 }
 
 impl Footprint {
-    /// The footprint of `inst` with the semantics `op`, in a wave of `wave_size` lanes.
-    pub(crate) fn of(inst: &Inst, op: Option<Op>, wave_size: u32) -> Footprint {
+    /// The footprint of `inst` (of `family`) with the semantics `op`, in a wave of
+    /// `wave_size` lanes.
+    pub(crate) fn of(inst: &Inst, family: Family, op: Option<Op>, wave_size: u32) -> Footprint {
         let class = match op {
             Some(
                 Op::VAlu(_)
@@ -140,9 +142,15 @@ impl Footprint {
                 | Op::VNop
                 | Op::Swap,
             ) => Class::Valu,
-            Some(Op::SAlu { .. } | Op::Saveexec(_) | Op::SCmp(..) | Op::SCmpk(..) | Op::SBitcmp { .. } | Op::Getpc) => {
-                Class::Salu
-            }
+            Some(
+                Op::SAlu { .. }
+                | Op::Saveexec(_)
+                | Op::SCmp(..)
+                | Op::SCmpk(..)
+                | Op::SBitcmp { .. }
+                | Op::Getpc
+                | Op::Setpc,
+            ) => Class::Salu,
             Some(Op::SLoad { .. }) => Class::Smem,
             Some(Op::Vmem(_) | Op::CacheControl) => Class::Vmem,
             Some(Op::Ds(_)) => Class::Ds,
@@ -222,13 +230,8 @@ impl Footprint {
             }
             Some(Op::Vmem(m)) => {
                 fp.stores = !matches!(m.kind, MemKind::Load { .. });
-                // The data is the last vector operand of a store or an atomic (the address,
-                // when there is one, comes before it; `saddr` is scalar).
-                let data = inst.ops.iter().rev().find(|o| o.reg.is_some_and(|r| r.reg_type() != RegType::Sgpr));
-                if fp.stores {
-                    fp.wide_store_data =
-                        data.and_then(|o| regs(o.reg, o.rc().map_or(1, |rc| rc.size))).filter(|r| r.n > 2);
-                }
+                fp.wide_store_data =
+                    isa::hazard::wide_store_data(inst, family).map(|(reg, n)| Regs { reg, n: n.into() });
             }
             Some(Op::Ds(d)) => fp.stores = !matches!(d, crate::ops::DsOp::Load { .. } | crate::ops::DsOp::Load2 { .. }),
             _ => {}
@@ -255,18 +258,12 @@ pub(crate) struct Rules {
 impl Rules {
     /// The rules of `proc` for waves of `wave_size` lanes.
     pub(crate) fn new(proc: &Processor, wave_size: u32, xnack: bool) -> Rules {
-        let gfx9 = proc.generation == Generation::Gfx9;
-        let gfx940 = gfx9 && proc.name.starts_with("gfx94");
         Rules {
-            gfx940,
+            gfx940: proc.generation == Generation::Gfx9 && proc.gfx940_insts,
             gfx11: proc.generation == Generation::Gfx11,
             wave64: wave_size == 64,
             xnack,
-            store_data_wait_states: match (gfx9, gfx940) {
-                (true, true) => 2,
-                (true, false) => 1,
-                _ => 0,
-            },
+            store_data_wait_states: isa::hazard::store_data_wait_states(proc),
         }
     }
 }

@@ -376,6 +376,8 @@ pub(crate) enum Op {
     CodeEnd,
     /// `s_getpc_b64`: the address of the next instruction.
     Getpc,
+    /// `s_setpc_b64`: a jump to the address in an SGPR pair.
+    Setpc,
     /// A scalar ALU operation on `dwords`-dword values.
     SAlu {
         /// The operation.
@@ -542,6 +544,7 @@ fn control(name: &str) -> Option<Op> {
         "s_sendmsg" => Op::Sendmsg,
         "s_code_end" => Op::CodeEnd,
         "s_getpc_b64" => Op::Getpc,
+        "s_setpc_b64" => Op::Setpc,
         "v_readfirstlane_b32" => Op::ReadFirstLane,
         "v_readlane_b32" => Op::ReadLane,
         "v_writelane_b32" => Op::WriteLane,

@@ -79,10 +79,7 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
             ctx.set(result.expect("dyn_shared_addr has a result"), Val::Const(offset as u64));
             Ok(())
         }
-        InstData::Barrier => {
-            mm::barrier(ctx);
-            Ok(())
-        }
+        InstData::Barrier => mm::barrier(ctx),
         InstData::Fence { sync } => mm::fence(ctx, sync),
         InstData::AtomicLoad { ty, ptr, sync } => {
             let space = atomic_space(ctx, ptr, "atomic_load")?;
@@ -113,8 +110,7 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
     }
 }
 
-/// The space of an atomic's pointer: global, shared or generic; refused elsewhere and for LDS
-/// in tgsplit mode.
+/// The space of an atomic's pointer: global, shared or generic; refused elsewhere.
 fn atomic_space(ctx: &Ctx<'_>, ptr: Value, what: &str) -> Result<Space, IselError> {
     let space = match ctx.func.dfg.value_type(ptr).addr_space() {
         Some(AddrSpace::Global) => Space::Global,
@@ -130,7 +126,6 @@ fn atomic_space(ctx: &Ctx<'_>, ptr: Value, what: &str) -> Result<Space, IselErro
             return Err(ctx.unsupported(format!("an {what} on {name} memory (global, shared and flat only)")));
         }
     };
-    mm::check_space(ctx, space, what)?;
     Ok(space)
 }
 
@@ -511,7 +506,10 @@ const SEGMENT_NULL: u32 = u32::MAX;
 fn addrspace_cast(ctx: &mut Ctx<'_>, ty: Type, arg: Value, result: Value) -> Result<(), IselError> {
     let val = ctx.val(arg)?;
     let aperture = match (ctx.func.dfg.value_type(arg).addr_space(), ty.addr_space()) {
-        (Some(AddrSpace::Shared), _) => PhysReg::SRC_SHARED_BASE,
+        (Some(AddrSpace::Shared), _) => {
+            mm::check_split(ctx, "a generic pointer to shared memory")?;
+            PhysReg::SRC_SHARED_BASE
+        }
         (Some(AddrSpace::Private), _) => PhysReg::SRC_PRIVATE_BASE,
         (_, Some(AddrSpace::Shared | AddrSpace::Private)) => {
             let segment = to_segment(ctx, arg, val, ctx.div.is_divergent(result))?;
@@ -591,8 +589,10 @@ fn is_shared(ctx: &Ctx<'_>, ptr: Value) -> bool {
 /// Emits the DS operation `opcode` on the LDS address `ptr` with the data operands `data`.
 /// An address that is a constant plus an offset, a shared slot's address and an index, uses
 /// the instruction's 16-bit unsigned offset field for the constant and the offset as the
-/// VGPR address (DS adds them); any other address is the VGPR address itself.
+/// VGPR address (DS adds them); any other address is the VGPR address itself. Refused in
+/// threadgroup split mode, which allocates no LDS ([`mm::check_split`]).
 fn emit_ds(ctx: &mut Ctx<'_>, opcode: Opcode, defs: &[Def], ptr: Value, data: &[Temp]) -> Result<(), IselError> {
+    mm::check_split(ctx, "shared memory")?;
     let def = match ctx.func.dfg.values[ptr].def {
         ValueDef::Result(i) => Some(&ctx.func.dfg.insts[i]),
         _ => None,

@@ -149,13 +149,16 @@ fn wgp(ctx: &Ctx<'_>) -> bool {
     !ctx.target.cumode
 }
 
-/// Refuses an LDS atomic in GFX942's tgsplit mode: "If TgSplit execution mode, local address
-/// space cannot be used" (AMDGPUUsage-new.txt:8822-8824, 8963-8965, 9338-9340).
-pub(super) fn check_space(ctx: &Ctx<'_>, space: Space, what: &str) -> Result<(), IselError> {
-    if space == Space::Lds && tgsplit(ctx) {
-        return Err(ctx.unsupported(format!(
-            "an LDS {what} in tgsplit mode (AMDGPUUsage: the local address space cannot be used)"
-        )));
+/// Refuses what GFX942's threadgroup split mode forbids, `what` (shared memory, a barrier):
+/// the waves of a workgroup "can be launched in different CUs. The waves cannot use S_BARRIER
+/// or LDS" (AMDGPUUsage-new.txt:4709-4713); "no LDS is allocated as wavefronts of the same
+/// work-group can be in different CUs" (AMDGPUUsage-new.txt:6462-6464), and every local row
+/// of the memory-model tables says "If TgSplit execution mode, local address space cannot be
+/// used" (AMDGPUUsage-new.txt:6639-6641). So no address in LDS is ever formed, and the LDS
+/// waits of the tgsplit sequences below are left out as the tables leave them out.
+pub(super) fn check_split(ctx: &Ctx<'_>, what: &'static str) -> Result<(), IselError> {
+    if tgsplit(ctx) {
+        return Err(ctx.split_workgroup(what));
     }
     Ok(())
 }
@@ -443,11 +446,13 @@ pub(super) fn fence(ctx: &mut Ctx<'_>, sync: SyncInfo) -> Result<(), IselError> 
 /// mode, vmcnt instead of lgkmcnt) before, its invalidate (GFX10-GFX11 WGP mode
 /// `buffer_gl0_inv`, GFX942 tgsplit `buffer_inv sc0=1`) after. The waits are explicit here:
 /// the waitcnt pass waits only for registers being read, and stores write none.
-pub(super) fn barrier(ctx: &mut Ctx<'_>) {
+pub(super) fn barrier(ctx: &mut Ctx<'_>) -> Result<(), IselError> {
+    check_split(ctx, "a barrier")?;
     let parts = FenceParts::new(SyncInfo { ordering: Ordering::AcqRel, scope: Scope::Workgroup, av_none: false });
     parts.first(ctx);
     ctx.marker(Opcode::SBarrier);
     parts.last(ctx);
+    Ok(())
 }
 
 /// The cache-policy bits of a non-atomic global or private access with `flags`:

@@ -229,6 +229,12 @@ impl Ctx<'_> {
         IselError::Unsupported { func: self.func.name.clone(), inst, what: what.into() }
     }
 
+    /// The error of an instruction that uses `what`, which threadgroup split mode forbids.
+    pub fn split_workgroup(&self, what: &'static str) -> IselError {
+        let inst = self.cur_inst.map_or_else(String::new, |i| inst_to_string(self.module, self.func, i));
+        IselError::SplitWorkgroup { func: self.func.name.clone(), inst, what }
+    }
+
     /// An error about a control-flow construct starting at `block`.
     pub fn control_flow(&self, block: Block, what: impl Into<String>) -> IselError {
         IselError::ControlFlow { func: self.func.name.clone(), block: block.to_string(), what: what.into() }
@@ -575,8 +581,9 @@ impl Ctx<'_> {
                 }
             }
             // One literal per instruction (two distinct ones: the first goes to a VGPR).
-            let literal_illegal = (vop3 && literal.is_some() && !hw::vop3_literal(family)) || literals.len() > 1;
-            if scalars.len() <= hw::constant_bus_limit(family, opcode) && !literal_illegal {
+            let literal_illegal = (vop3 && literal.is_some() && !isa::constant_bus::vop3_literal(family.generation()))
+                || literals.len() > 1;
+            if scalars.len() <= isa::constant_bus::limit(family.generation(), opcode) && !literal_illegal {
                 let mut inst = mir::Inst::new(opcode, defs, &ops);
                 inst.vop3 = vop3 && matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc);
                 self.emit(inst);

@@ -1,0 +1,75 @@
+//! Hazard rules that the hazard pass (`sched::hazards`, which inserts the wait states) and
+//! the emulator (which checks them as the waves run) must read alike, so that what one
+//! resolves the other accepts.
+//!
+//! The VMEM store-data hazard (LLVM's `GCNHazardRecognizer::createsVALUHazard` and
+//! `checkVALUHazardsHelper`): a FLAT, GLOBAL or SCRATCH instruction that writes memory — a
+//! store, or an atomic, returning or not — whose data operand is wider than 64 bits sends its
+//! data after issue, so a VALU must not overwrite those VGPRs for 1 wait state on GFX9, 2 with
+//! the gfx940 instructions. GFX10 and later read the data at issue (LLVM's
+//! `hasNoDataDepHazard`) and have no such hazard. A compare-and-swap's data holds both the
+//! new and the compared value, so a 64-bit `cmpswap` has 128 bits of data.
+
+use crate::mir::Inst;
+use crate::opcode::{Family, Format};
+use crate::processor::{Generation, Processor};
+use crate::reg::PhysReg;
+use crate::table::{self, Field};
+
+/// The VGPRs (first register, count) that `inst` writes to memory after issue, when that
+/// data is wider than 64 bits: the data operand of a FLAT, GLOBAL or SCRATCH store or atomic.
+/// `None` for every other instruction, and for an operand with no register assigned.
+pub fn wide_store_data(inst: &Inst, family: Family) -> Option<(PhysReg, u8)> {
+    if !matches!(inst.opcode.format(family), Format::Global | Format::Flat | Format::Scratch) {
+        return None;
+    }
+    let info = table::info(inst.opcode, family)?;
+    let uses: Vec<_> = info.uses().copied().collect();
+    let k = uses.iter().position(|s| s.field == Field::Data)?;
+    let bound = table::bind_uses(&info.slots, &inst.ops)?;
+    let op = inst.ops.get(bound[k]?)?;
+    let size = op.rc().map_or(uses[k].size, |rc| rc.size);
+    (size > 2).then_some((op.reg?, size))
+}
+
+/// The wait states a VALU write of [`wide_store_data`] needs after the store on `processor`.
+pub fn store_data_wait_states(processor: &Processor) -> u32 {
+    match processor.generation {
+        Generation::Gfx9 if processor.gfx940_insts => 2,
+        Generation::Gfx9 => 1,
+        Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mir::{Def, Operand};
+    use crate::opcode::Opcode;
+    use crate::reg::RegClass;
+
+    fn v(n: u16, size: u8) -> Operand {
+        Operand::phys(PhysReg::vgpr(n), RegClass::vgpr(size))
+    }
+
+    /// The data slot is found by its field, whatever other operands the instruction has: a
+    /// returning 64-bit compare-and-swap has 128 bits of data, a 64-bit store has 64.
+    #[test]
+    fn the_data_operand_is_found_in_stores_and_atomics() {
+        let f = Family::Gfx9;
+        let mut cas = Inst::new(
+            Opcode::GlobalAtomicCmpswapB64,
+            &[Def::phys(PhysReg::vgpr(6), RegClass::V2)],
+            &[v(4, 2), v(0, 4)],
+        );
+        cas.fields.cpol = crate::mir::CachePolicy(1);
+        assert_eq!(wide_store_data(&cas, f), Some((PhysReg::vgpr(0), 4)));
+        let saddr = Operand::phys(PhysReg::sgpr(4), RegClass::S2);
+        let store = Inst::new(Opcode::GlobalStoreB128, &[], &[v(2, 1), v(8, 4), saddr]);
+        assert_eq!(wide_store_data(&store, f), Some((PhysReg::vgpr(8), 4)));
+        let narrow = Inst::new(Opcode::GlobalStoreB64, &[], &[v(2, 2), v(8, 2)]);
+        assert_eq!(wide_store_data(&narrow, f), None);
+        let add = Inst::new(Opcode::VAddNcU32, &[Def::phys(PhysReg::vgpr(0), RegClass::V1)], &[v(1, 1), v(2, 1)]);
+        assert_eq!(wide_store_data(&add, f), None);
+    }
+}

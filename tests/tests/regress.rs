@@ -1,14 +1,17 @@
-//! Regression kernels: each `tests/regress/NAME.gk` is a program that once compiled to wrong
-//! code, was rejected, or crashed (most were found by the differential fuzzer, minimized, and
-//! kept with the fix). Its `// launch:` header gives the dispatch in the command line's syntax
-//! (as in the conformance suite; the kernel is named after the file), and it must pass a
-//! differential check, the compiled kernel on the emulator against the reference interpreter,
-//! on every configuration of [`CONFIGS`].
+//! Regression kernels: each `tests/regress/NAME.gk` or `NAME.gir` is a program that once
+//! compiled to wrong code, was rejected, or crashed (most were found by the differential
+//! fuzzer, minimized, and kept with the fix). Its header gives the dispatch in the command
+//! line's syntax: `// launch:` lines in a `.gk` (as in the conformance suite; the kernel is
+//! named after the file), `; launch:` lines in a `.gir` (every `--arg` typed, since the IR
+//! does not know signed from unsigned). It must pass a differential check, the compiled kernel
+//! on the emulator against the reference interpreter, on every configuration of [`CONFIGS`].
 
 use std::path::Path;
 
-use gcnc::check::{check, CheckLaunch};
+use gcnc::check::{check, CheckArg, CheckLaunch};
 use gcnc::conformance::Case;
+use gcnc::ir::{FuncId, Module};
+use gcnc::launch::{parse_dims, ArgSpec};
 use gcnc::{Target, TargetId};
 
 /// The configurations every regression kernel is checked on: each verified target at each
@@ -32,13 +35,64 @@ fn label(&(mcpu, wave, cumode, tgsplit): &(&str, u32, bool, bool)) -> String {
     format!("{mcpu} wave{wave}{mode}")
 }
 
+/// A regression kernel ready to check.
+struct Regression {
+    module: Module,
+    kernel: FuncId,
+    launch: CheckLaunch,
+    args: Vec<CheckArg>,
+    /// Whether it uses workgroup-shared memory or barriers, which threadgroup split mode has
+    /// not (AMDGPUUsage): such kernels are not checked with `-mtgsplit`.
+    shared: bool,
+}
+
+/// Reads `NAME.gk` through the conformance suite's case parser.
+fn from_gk(name: &str, text: &str) -> Result<Regression, String> {
+    let case = Case::parse(name, text).map_err(|e| e.to_string())?;
+    let args = case.check_args().map_err(|e| e.to_string())?;
+    let launch = CheckLaunch {
+        grid: case.launch.grid,
+        block: case.launch.block,
+        dyn_shared_bytes: case.launch.dyn_shared_bytes,
+        seed: 0,
+    };
+    let shared = text.contains("shared ") || text.contains("barrier()");
+    Ok(Regression { module: case.module, kernel: case.kernel, launch, args, shared })
+}
+
+/// Reads `NAME.gir`: its one kernel, and the launch of its `; launch:` lines.
+fn from_gir(text: &str) -> Result<Regression, String> {
+    let module = gcnc::ir::parser::parse_module(text).map_err(|e| e.render(text, "regression"))?;
+    let kernel = module.kernels().next().ok_or("no kernel")?.0;
+    let words: Vec<&str> =
+        text.lines().filter_map(|l| l.trim_start().strip_prefix("; launch:")).flat_map(str::split_whitespace).collect();
+    let (mut grid, mut block, mut args) = (None, None, Vec::new());
+    for pair in words.chunks(2) {
+        let [flag, value] = pair else { return Err(format!("{} needs a value", pair[0])) };
+        match *flag {
+            "--grid" => grid = Some(parse_dims(value).map_err(|e| e.to_string())?),
+            "--block" => block = Some(parse_dims(value).map_err(|e| e.to_string())?),
+            "--arg" => args.push(match ArgSpec::parse(value).map_err(|e| e.to_string())? {
+                spec @ ArgSpec::Buffer { ty, .. } => {
+                    CheckArg::Buffer { ty: ty.ir_type(), bytes: spec.materialize().map_err(|e| e.to_string())? }
+                }
+                spec => CheckArg::Scalar(spec.scalar_bits(None).map_err(|e| e.to_string())?.1),
+            }),
+            _ => return Err(format!("unknown launch flag {flag}")),
+        }
+    }
+    let (Some(grid), Some(block)) = (grid, block) else { return Err("no --grid and --block".into()) };
+    let shared = text.contains("barrier") || text.contains("<shared>");
+    Ok(Regression { module, kernel, launch: CheckLaunch { grid, block, dyn_shared_bytes: 0, seed: 0 }, args, shared })
+}
+
 #[test]
 fn regression_kernels_pass_on_every_configuration() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("regress");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gk"))
+        .filter(|p| p.extension().is_some_and(|e| e == "gk" || e == "gir"))
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no regression kernels in {}", dir.display());
@@ -46,24 +100,18 @@ fn regression_kernels_pass_on_every_configuration() {
     for path in &files {
         let name = path.file_stem().unwrap().to_str().unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        let case = match Case::parse(name, &text) {
-            Ok(case) => case,
+        let parsed = if path.extension().is_some_and(|e| e == "gk") { from_gk(name, &text) } else { from_gir(&text) };
+        let r = match parsed {
+            Ok(r) => r,
             Err(e) => {
                 failures.push(format!("{name}: {e}"));
                 continue;
             }
         };
-        let args = case.check_args().unwrap();
-        for config in &CONFIGS {
+        for config in CONFIGS.iter().filter(|c| !(c.3 && r.shared)) {
             let (mcpu, wave_size, cumode, tgsplit) = *config;
             let target = Target { wave_size, cumode, tgsplit, ..Target::new(TargetId::parse(mcpu).unwrap()) };
-            let launch = CheckLaunch {
-                grid: case.launch.grid,
-                block: case.launch.block,
-                dyn_shared_bytes: case.launch.dyn_shared_bytes,
-                seed: 0,
-            };
-            match check(&case.module, case.kernel, &target, &launch, &args) {
+            match check(&r.module, r.kernel, &target, &r.launch, &r.args) {
                 Ok(None) => {}
                 Ok(Some(m)) => failures.push(format!("{name} on {}: {m}", label(config))),
                 Err(e) => failures.push(format!("{name} on {}: {e}", label(config))),
@@ -72,7 +120,7 @@ fn regression_kernels_pass_on_every_configuration() {
     }
     assert!(
         failures.is_empty(),
-        "{} of {} regression kernels fail:\n{}",
+        "{} failures in {} regression kernels:\n{}",
         failures.len(),
         files.len(),
         failures.join("\n")

@@ -1053,10 +1053,11 @@ fn go_on(
         }
         _ => {
             let join = join();
-            if join != reconv {
-                // The lanes wait at the join for the groups pushed above them.
+            if let Some(j) = join.filter(|&j| Some(j) != reconv) {
+                // The lanes wait at the join for the groups pushed above them (entering the
+                // loop there, if it is a loop's header).
                 let waiting = runs.iter().fold(0, |acc, &(_, m)| acc | m);
-                frame.stack.push(Entry::run(join, waiting, reconv));
+                enter(info, frame, j, waiting, reconv);
             }
             // Push in reverse so the first target runs first.
             for &(target, m) in runs.iter().rev() {

@@ -49,6 +49,10 @@ pub struct Mismatch {
     pub expected: String,
     /// The emulator's value, as text.
     pub got: String,
+    /// Whether the element is computed from an approximate function (compared within its
+    /// bound when it is a float, exactly otherwise: through a conversion to an integer or a
+    /// branch, the bound says nothing).
+    pub approximate: bool,
 }
 
 impl core::fmt::Display for Mismatch {
@@ -191,7 +195,8 @@ pub fn check_with(
             ) {
                 let index = start + i;
                 if !unordered(param, index) {
-                    return Ok(Some(Mismatch { param, index, expected: e, got: g }));
+                    let approximate = marks.get(index).copied().unwrap_or(false);
+                    return Ok(Some(Mismatch { param, index, expected: e, got: g, approximate }));
                 }
                 start = index + 1;
             }

@@ -300,9 +300,8 @@ fn run_unguarded(text: &str, name: &str, config: &Config, options: &RunOptions) 
             // An approximate function's result that reaches an integer or a branch is
             // compared exactly (the check's bounds are for float elements): such mismatches are
             // kept apart from the others.
-            let approximate = ["rsqrt(", "exp2(", "log2(", "sin(", "cos("].iter().any(|f| text.contains(f));
-            let elem = if approximate {
-                format!("{elem} buffer, after an approximate function")
+            let elem = if m.approximate {
+                format!("{elem} buffer, from an approximate function")
             } else {
                 format!("{elem} buffer")
             };

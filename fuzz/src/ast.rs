@@ -280,6 +280,21 @@ pub enum Stmt {
         /// The name the old value is bound to.
         keep: Option<String>,
     },
+    /// `let keep = op(&buf[ob + slot], args);` on the work-item's own output element, which no
+    /// other work-item touches, so the old value it returns is defined: any atomic, `xchg`
+    /// and `cas` included.
+    OwnAtomic {
+        /// The output buffer.
+        buf: String,
+        /// Which of the work-item's slots.
+        slot: u32,
+        /// The built-in: `atomic_add`, ..., `atomic_xchg`, `atomic_cas`.
+        op: &'static str,
+        /// Its operands after the address (two for `atomic_cas`).
+        args: Vec<Expr>,
+        /// The name the old value is bound to.
+        keep: Option<String>,
+    },
     /// Straight-line code big enough that a branch around it needs more than the 16-bit
     /// offset of `s_cbranch_*`: `count` statements `acc = fma(acc, x, k) / y;` in f64.
     Bulk {
@@ -394,6 +409,7 @@ pub fn stmt_exprs_mut(s: &mut Stmt) -> Vec<&mut Expr> {
         Stmt::If { cond, .. } | Stmt::While { cond, .. } => vec![cond],
         Stmt::For { start, .. } => vec![start],
         Stmt::Return(Some(e)) => vec![e],
+        Stmt::OwnAtomic { args, .. } => args.iter_mut().collect(),
         Stmt::SharedAtomics { ops, .. } => {
             ops.iter_mut().flat_map(|o| [&mut o.cond, &mut o.index, &mut o.value]).collect()
         }

@@ -327,6 +327,7 @@ impl Gen {
             if self.depth < 3 { 3 } else { 0 },                                         // array
             if has_array { 5 } else { 0 },                                              // array store
             if kernel && self.atomics.is_some() && !self.uniform_only { 6 } else { 0 }, // atomic
+            if kernel && !self.uniform_only { 4 } else { 0 },                           // own atomic
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -394,7 +395,7 @@ impl Gen {
                 let value = self.expr(a.ty, 3, false);
                 vec![Stmt::ArrayStore { name: a.name.clone(), len: a.array.unwrap_or(1), index, value }]
             }
-            _ => {
+            9 => {
                 let (buf, elem) = self.atomics.clone().expect("weighted by it");
                 let op = self.rng.pick(&AtomicOp::ALL);
                 let index = self.expr_of_int(false);
@@ -405,6 +406,36 @@ impl Gen {
                 });
                 let keep = self.rng.chance(30).then(|| self.fresh("w"));
                 vec![Stmt::GlobalAtomic { buf, op, index, value, order, keep }]
+            }
+            _ => {
+                // Floats have add, sub, min, max and xchg; integers every atomic.
+                let (buf, elem) = self.outputs[self.rng.index(self.outputs.len())].clone();
+                if elem == Ty::F16 {
+                    return Vec::new();
+                }
+                let op = if elem.is_float() {
+                    self.rng.pick(&["atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_xchg"])
+                } else {
+                    self.rng.pick(&[
+                        "atomic_add",
+                        "atomic_sub",
+                        "atomic_and",
+                        "atomic_or",
+                        "atomic_xor",
+                        "atomic_min",
+                        "atomic_max",
+                        "atomic_xchg",
+                        "atomic_cas",
+                    ])
+                };
+                let n = if op == "atomic_cas" { 2 } else { 1 };
+                let args = (0..n).map(|_| self.expr(elem, 2, false)).collect();
+                let slot = self.rng.below(u64::from(SLOTS)) as u32;
+                let keep = self.rng.chance(70).then(|| self.fresh("v"));
+                if let Some(name) = &keep {
+                    self.declare(Var { name: name.clone(), ty: elem, mutable: false, uniform: false, array: None });
+                }
+                vec![Stmt::OwnAtomic { buf, slot, op, args, keep }]
             }
         }
     }

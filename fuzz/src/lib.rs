@@ -13,7 +13,8 @@
 //! private arrays with dynamic indices; shared arrays written and read in rounds with
 //! barriers in uniform control flow, and shared atomics; wave operations (`ballot`,
 //! `readfirstlane`, `shuffle`, `wave_sum`/`min`/`max`, `any`, `all`) in divergent branches and
-//! loops; atomics on global memory with and without explicit orderings and scopes; the math
+//! loops; atomics on global memory with and without explicit orderings and scopes, and any
+//! atomic (`xchg` and `cas` too) on a work-item's own output element, its old value used; the math
 //! built-ins; `#[workgroup_size]`; 1-, 2- and 3-D grids of up to 256 work-items with partial
 //! last workgroups and partial waves; inputs across the whole range (`edge=` buffers and
 //! scalars: 0, ±1, MIN, MAX, NaN, ±inf, denormals, random values); and one program in 500 with
@@ -22,10 +23,10 @@
 //! (loops with several exits to different targets, switches, critical edges, values carried
 //! in block parameters), and irreducible control flow, which the compiler must refuse.
 //!
-//! What it does not generate: `fence`, `atomic_load`/`atomic_store`/`atomic_xchg`/
-//! `atomic_cas` and float atomics (their results depend on the order of work-items), reads of
-//! another work-item's output, dynamic shared memory, `.gir`-only instructions beyond control
-//! flow, and calls (the language inlines helpers).
+//! What it does not generate: `fence`, `atomic_load` and `atomic_store`; `atomic_xchg`,
+//! `atomic_cas` and float atomics on elements several work-items share (their results depend
+//! on the order of work-items); reads of another work-item's output; dynamic shared memory;
+//! `.gir`-only instructions beyond control flow; and calls (the language inlines helpers).
 //!
 //! The modules: [`rng`] (the seeded stream), [`ast`] (the program tree), [`print`] (tree to
 //! source and kernel file), [`gen_gk`] and [`gen_ir`] (the generators), [`oracle`] (the check

@@ -130,9 +130,9 @@ impl Failure {
         Failure { class, shape: shape(detail), message }
     }
 
-    /// A mismatch in a buffer of `elem`s (mismatches are told apart by the element type).
-    fn mismatch(message: String, elem: &str) -> Failure {
-        Failure { class: Class::Mismatch, message, shape: format!("in a {elem} buffer") }
+    /// A mismatch in `what` ("f32 buffer", ...: mismatches are told apart by the element type).
+    fn mismatch(message: String, what: &str) -> Failure {
+        Failure { class: Class::Mismatch, message, shape: format!("in a {what}") }
     }
 
     /// Class and shape: what the reducer keeps while it shrinks a program.
@@ -246,7 +246,7 @@ pub fn run_ir(p: &crate::gen_ir::IrProgram, config: &Config, options: &RunOption
                 Err(Failure::new(Class::Compile, message, "irreducible control flow was not refused as irreducible"))
             }
             (false, Ok(None)) => Ok(()),
-            (false, Ok(Some(m))) => Err(Failure::mismatch(m.to_string(), "i32")),
+            (false, Ok(Some(m))) => Err(Failure::mismatch(m.to_string(), "i32 buffer")),
             (false, Err(e)) => Err(classify(e)),
         }
     })
@@ -297,7 +297,15 @@ fn run_unguarded(text: &str, name: &str, config: &Config, options: &RunOptions) 
                 Some(gcnc::conformance::Param::Buffer { elem, .. }) => elem.name(),
                 _ => "?",
             };
-            Err(Failure::mismatch(m.to_string(), elem))
+            // An approximate function's result that reaches an integer or a branch is
+            // compared exactly (the check's bounds are for float elements): such mismatches are
+            // kept apart from the others.
+            let elem = if m.approximate {
+                format!("{elem} buffer, from an approximate function")
+            } else {
+                format!("{elem} buffer")
+            };
+            Err(Failure::mismatch(m.to_string(), &elem))
         }
         Err(e) => Err(classify(e)),
     }

@@ -280,6 +280,14 @@ impl Writer {
                     None => self.line(&format!("{call};")),
                 }
             }
+            Stmt::OwnAtomic { buf, slot, op, args, keep } => {
+                let args: Vec<String> = args.iter().map(expr).collect();
+                let call = format!("{op}(&{buf}[ob + {slot}u], {})", args.join(", "));
+                match keep {
+                    Some(name) => self.line(&format!("let {name} = {call};")),
+                    None => self.line(&format!("{call};")),
+                }
+            }
             Stmt::Bulk { acc, count } => {
                 for i in 0..*count {
                     let k = 1.0 + f64::from(i % 97) / 128.0;

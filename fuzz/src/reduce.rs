@@ -169,7 +169,7 @@ fn simplify_stmt(list: &mut Vec<Stmt>, j: usize, way: usize) -> bool {
         (Stmt::SharedAtomics { ops, .. }, w) if w < ops.len() && ops.len() > 1 => {
             ops.remove(w);
         }
-        (Stmt::GlobalAtomic { keep, .. }, 0) if keep.is_some() => *keep = None,
+        (Stmt::GlobalAtomic { keep, .. } | Stmt::OwnAtomic { keep, .. }, 0) if keep.is_some() => *keep = None,
         (Stmt::GlobalAtomic { order, .. }, 1) if order.is_some() => *order = None,
         (Stmt::Let { mutable, .. }, 0) if *mutable => *mutable = false,
         (Stmt::Array { len, .. }, 0) if *len > 1 => *len /= 2,

@@ -49,6 +49,10 @@ pub struct Mismatch {
     pub expected: String,
     /// The emulator's value, as text.
     pub got: String,
+    /// Whether the element is computed from an approximate function (compared within its
+    /// bound when it is a float, exactly otherwise: through a conversion to an integer or a
+    /// branch, the bound says nothing).
+    pub approximate: bool,
 }
 
 impl core::fmt::Display for Mismatch {
@@ -104,6 +108,7 @@ pub struct CheckOptions {
     pub compile: Options,
     /// The most wave-instructions an emulator run may execute; reaching it is an error
     /// ([`emu::EmuError::StepLimit`]), so a miscompiled loop that never ends costs bounded time.
+    /// (The interpreter, which runs first, keeps its own limit.)
     pub step_limit: u64,
     /// Interleaving seeds the emulator also runs with, after [`CheckLaunch::seed`], each run
     /// compared in turn (the conformance suite's `EMU_SEEDS` are `[0, 1]`).
@@ -190,7 +195,8 @@ pub fn check_with(
             ) {
                 let index = start + i;
                 if !unordered(param, index) {
-                    return Ok(Some(Mismatch { param, index, expected: e, got: g }));
+                    let approximate = marks.get(index).copied().unwrap_or(false);
+                    return Ok(Some(Mismatch { param, index, expected: e, got: g, approximate }));
                 }
                 start = index + 1;
             }
@@ -404,6 +410,39 @@ mod tests {
         assert_eq!(compare(Type::F32, &expected, &near, &[false, true, true, true]).map(|m| m.0), Some(0));
         let far = f32s(&[0.5, 1000.0 * (1.0 + 4e-6), 1e-9, f32::NAN]);
         assert_eq!(compare(Type::F32, &expected, &far, &[true; 4]).map(|m| m.0), Some(1));
+    }
+
+    /// The emulator's step limit of [`CheckOptions`] ends a long run with an error, and the
+    /// further interleavings run and compare too.
+    #[test]
+    fn check_with_limits_steps_and_runs_each_interleaving() {
+        let src = "kernel @k(ptr<global>, i32) {
+entry(%out: ptr<global>, %n: i32):
+    %zero = iconst.i32 0
+    %one = iconst.i32 1
+    jump head(%zero)
+head(%i: i32):
+    %more = icmp ult %i, %n
+    brif %more, body, done
+body:
+    %j = add %i, %one
+    jump head(%j)
+done:
+    store %out, %i
+    ret
+}
+";
+        let module = frontend_ir::parser::parse_module(src).unwrap();
+        let (kernel, _) = module.kernels().next().unwrap();
+        let target = Target::new(isa::processor::TargetId::parse("gfx1100").unwrap());
+        let launch = CheckLaunch { grid: [1, 1, 1], block: [1, 1, 1], dyn_shared_bytes: 0, seed: 0 };
+        let args = [CheckArg::Buffer { ty: Type::I32, bytes: vec![0; 4] }, CheckArg::Scalar(10_000)];
+        let limited = CheckOptions { step_limit: 1_000, ..CheckOptions::default() };
+        let result = check_with(&module, kernel, &target, &launch, &args, &limited, &|_, _| false);
+        assert!(matches!(result, Err(CheckError::Emu(emu::EmuError::StepLimit { .. }))), "{result:?}");
+        let both = CheckOptions { extra_seeds: vec![1, 2], ..CheckOptions::default() };
+        let result = check_with(&module, kernel, &target, &launch, &args, &both, &|_, _| false);
+        assert!(matches!(result, Ok(None)), "{result:?}");
     }
 
     /// The elements that depend on an approximate function are found by negating it.

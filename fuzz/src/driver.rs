@@ -74,6 +74,8 @@ pub struct Summary {
     pub configs: Vec<String>,
     /// Runs per (class, configuration); `None` is a pass.
     pub table: BTreeMap<(Option<Class>, usize), u64>,
+    /// Programs per configuration that do not apply to it (not run).
+    pub skipped: Vec<u64>,
     /// `.gk` programs and IR kernels checked.
     pub programs: (u64, u64),
     /// IR kernels that were irreducible (and refused, unless they are failures).
@@ -89,8 +91,16 @@ pub struct Summary {
 struct Checked {
     seed: u64,
     kernel: Kernel,
-    results: Vec<Result<(), Failure>>,
+    /// Per configuration; `None` where the program does not apply ([`applies`]).
+    results: Vec<Option<Result<(), Failure>>>,
     times: Vec<Duration>,
+}
+
+/// Whether `kernel` means something on `config`: threadgroup split mode has no LDS and no
+/// `s_barrier` (AMDGPUUsage), so programs with shared memory are refused there by design and
+/// are not run.
+fn applies(kernel: &Kernel, config: &Config) -> bool {
+    !(config.target.tgsplit && matches!(kernel, Kernel::Gk(p) if !p.shared.is_empty()))
 }
 
 /// The kernel name of seed `seed`'s `.gk` program.
@@ -114,10 +124,10 @@ fn check_one(seed: u64, ir: bool, settings: &Settings) -> Checked {
     };
     for config in &settings.configs {
         let start = Instant::now();
-        results.push(match &kernel {
+        results.push(applies(&kernel, config).then(|| match &kernel {
             Kernel::Gk(p) => run(&text, &p.name, config, &settings.run),
             Kernel::Ir(p) => run_ir(p, config, &settings.run),
-        });
+        }));
         times.push(start.elapsed());
     }
     Checked { seed, kernel, results, times }
@@ -139,6 +149,7 @@ pub fn fuzz(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Su
     let wall = start.elapsed();
     let mut table = BTreeMap::new();
     let mut time = vec![Duration::ZERO; settings.configs.len()];
+    let mut skipped = vec![0; settings.configs.len()];
     let mut firsts: Vec<(String, u64, usize, Failure, Kernel)> = Vec::new();
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut irreducible = 0;
@@ -148,6 +159,10 @@ pub fn fuzz(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Su
         }
         for (i, (result, t)) in c.results.iter().zip(&c.times).enumerate() {
             time[i] += *t;
+            let Some(result) = result else {
+                skipped[i] += 1;
+                continue;
+            };
             let class = result.as_ref().err().map(|f| f.class);
             *table.entry((class, i)).or_insert(0) += 1;
             if let Err(f) = result {
@@ -170,6 +185,7 @@ pub fn fuzz(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Su
     Summary {
         configs: settings.configs.iter().map(|c| c.label.clone()).collect(),
         table,
+        skipped,
         programs: (settings.count, ir_seeds.len() as u64),
         irreducible,
         time,
@@ -283,6 +299,11 @@ impl Summary {
             }
             out.push('\n');
         }
+        write!(out, "{:<38}", "not applicable (LDS under -mtgsplit)").unwrap();
+        for n in &self.skipped {
+            write!(out, " {n:>width$}").unwrap();
+        }
+        out.push('\n');
         let (gk, ir) = self.programs;
         writeln!(
             out,

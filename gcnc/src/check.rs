@@ -233,8 +233,8 @@ fn params_of(func: &Function, args: &[CheckArg]) -> Vec<ParamValue> {
 /// value: `|got - expected| <= bound * max(|expected|, 1)`, relative above 1 and absolute below
 /// (near a zero of sin or cos only an absolute error is meaningful). gcnc's f32 functions are
 /// the transcendental unit's (about 1 ulp; sin and cos also carry the rounding of the angle
-/// in revolutions, |x| * 2^-24, within the bound for |x| up to a few hundred); f16 ones are the
-/// f32 functions rounded once.
+/// in revolutions, up to |x| * 2^-24, so for them the bound holds for |x| <= 8); f16 ones are
+/// the f32 functions rounded once.
 fn approx_bound(ty: Type) -> f64 {
     match ty {
         Type::F16 => 2f64.powi(-9),

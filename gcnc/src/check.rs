@@ -36,6 +36,8 @@ pub struct CheckLaunch {
     pub dyn_shared_bytes: u32,
     /// 0 for the emulator's round-robin order, else a seed that varies it.
     pub seed: u64,
+    /// The step limit of both runs (None: each one's default).
+    pub step_limit: Option<u64>,
 }
 
 /// The first element where the emulator and the interpreter disagree.
@@ -126,12 +128,18 @@ pub fn check_except(
         wave_size: target.wave_size,
         dyn_shared_bytes: launch.dyn_shared_bytes,
     };
-    let (memory, bits) = interpret(module, kernel, &ilaunch, args).map_err(CheckError::Interp)?;
+    let mut ioptions = interp::Options::default();
+    ioptions.step_limit = launch.step_limit.unwrap_or(ioptions.step_limit);
+    let params = params_of(func, args);
+    let (memory, bits) =
+        crate::launch::interpret(module, kernel, &ilaunch, &ioptions, params).map_err(CheckError::Interp)?;
     let approx = approximate_elements(module, kernel, &ilaunch, args, &memory, &bits);
     // The compiled kernel on the emulator.
     let mut params = params_of(func, args);
     let elaunch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: launch.dyn_shared_bytes };
-    let options = emu::Options { wave_size: Some(target.wave_size), seed: launch.seed, ..emu::Options::default() };
+    let defaults = emu::Options::default();
+    let step_limit = launch.step_limit.unwrap_or(defaults.step_limit);
+    let options = emu::Options { wave_size: Some(target.wave_size), seed: launch.seed, step_limit, ..defaults };
     emulate(&program, &func.name, &elaunch, &options, &mut params).map_err(CheckError::Emu)?;
     for (param, (a, (&ibits, after))) in args.iter().zip(bits.iter().zip(&params)).enumerate() {
         let (CheckArg::Buffer { ty, .. }, ParamValue::Buffer(got)) = (a, after) else { continue };
@@ -163,7 +171,8 @@ pub fn interpret(
     launch: &interp::Launch,
     args: &[CheckArg],
 ) -> Result<(GlobalMemory, Vec<u64>), InterpError> {
-    crate::launch::interpret(module, kernel, launch, params_of(&module.functions[kernel], args))
+    let params = params_of(&module.functions[kernel], args);
+    crate::launch::interpret(module, kernel, launch, &interp::Options::default(), params)
 }
 
 /// The arguments as device parameters: a buffer's bytes, a scalar's low bytes (its

@@ -28,7 +28,9 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
     let kernel = crate::run_interp::pick_kernel(&module, opts.kernel.as_deref())?;
     let func = &module.functions[kernel];
     let target = opts.target.target()?;
-    let items = opts.grid.iter().map(|&d| d as usize).product::<usize>();
+    // Saturating: a length too large for memory is refused by `materialize` (the one check of
+    // buffer sizes), not allocated.
+    let items = opts.grid.iter().fold(1usize, |n, &d| n.saturating_mul(d as usize));
     let len = opts.len.unwrap_or(items);
     let seed = opts.seed.unwrap_or(0);
     let (specs, dyn_shared_bytes) = split_lds(&opts.args);
@@ -48,7 +50,8 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
                         len,
                         init: BufferInit::Rand(seed.wrapping_add(i as u64)),
                     };
-                    Ok(CheckArg::Buffer { ty: elem, bytes: spec.materialize()? })
+                    let bytes = spec.materialize().with_context(|| format!("parameter {i} of @{}", func.name))?;
+                    Ok(CheckArg::Buffer { ty: elem, bytes })
                 } else {
                     // splitmix64 for the scalars, integers in 0..len.
                     state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -84,7 +87,8 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
             })
             .collect::<Result<_>>()?
     };
-    let launch = CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed };
+    let launch =
+        CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed, step_limit: opts.step_limit };
     match check(&module, kernel, &target, &launch, &args)? {
         None => {
             crate::cli::write_stdout("PASS\n")?;

@@ -1,7 +1,8 @@
 //! `gcnc compile`: reads a module, compiles it for the target of the command line, and writes
-//! what `-c`, `-S` or `--emit` ask for (a linked code object by default), whole or not at all.
+//! what `-c`, `-S` or `--emit` ask for (a linked code object by default), whole or not at all
+//! (written through to a device or FIFO).
 
-use crate::cli::write_file_atomically;
+use crate::cli::write_file;
 use anyhow::{Context, Result};
 use gcnc::compile::{compile, Options};
 use runtime_abi::kernarg::CodeObjectVersion;
@@ -21,17 +22,18 @@ fn default_output(opts: &CompileOpts, kind: EmitKind) -> PathBuf {
     opts.input.with_extension(ext)
 }
 
-/// Writes the output whole or not at all; `-o -` writes to standard output.
+/// Writes the output (see [`write_file`]); `-o -` writes to standard output.
 fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     if path.as_os_str() == "-" {
         return crate::cli::write_stdout(bytes);
     }
-    write_file_atomically(path, bytes)
+    write_file(path, bytes)
 }
 
 /// Runs `gcnc compile`.
 pub fn run(opts: &CompileOpts) -> Result<()> {
-    let module = crate::source::load_module(&opts.input)?;
+    let source = crate::source::load(&opts.input)?;
+    let module = source.module;
     let kind = opts.emit_kind();
     let output = opts.output.clone().unwrap_or_else(|| default_output(opts, kind));
     if kind == EmitKind::Ir {
@@ -45,8 +47,9 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     };
     let threads = opts.jobs.map_or(1, std::num::NonZeroUsize::get);
     let text = matches!(kind, EmitKind::Asm | EmitKind::Mir);
-    let compiled = compile(&module, &target, &Options { code_object_version: version, threads, text })
+    let mut compiled = compile(&module, &target, &Options { code_object_version: version, threads, text })
         .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
+    compiled.describe_params(&source.signatures);
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),
         EmitKind::Obj => compiled.relocatable(),

@@ -5,7 +5,7 @@
 use anyhow::{bail, Context, Result};
 use gcnc::ir::parser::parse_module;
 use gcnc::ir::Module;
-use gcnc::launch::ScalarType;
+use gcnc::launch::{ArgSpec, ScalarType};
 use std::path::Path;
 
 use crate::cli::Reported;
@@ -23,11 +23,35 @@ impl Program {
     /// The source type of parameter `index` of kernel `kernel`, when it is a scalar of a `.gk`
     /// kernel: the type an untyped `--arg VALUE` takes.
     pub fn scalar_type(&self, kernel: &str, index: usize) -> Option<ScalarType> {
-        let sig = self.signatures.iter().find(|s| s.name == kernel)?;
-        match sig.params.get(index)?.1 {
+        match self.param(kernel, index)?.1 {
             lang::ParamType::Scalar(t) => t.name().parse().ok(),
             lang::ParamType::Buffer { .. } => None,
         }
+    }
+
+    /// How a message names parameter `index` of `kernel`: `parameter 1 (x) of saxpy`, with
+    /// the source name when there is one.
+    pub fn describe_param(&self, kernel: &str, index: usize) -> String {
+        match self.param(kernel, index) {
+            Some((name, _)) => format!("parameter {index} ({name}) of {kernel}"),
+            None => format!("parameter {index} of @{kernel}"),
+        }
+    }
+
+    /// Checks a buffer argument's element type against the `.gk` signature, which the IR's
+    /// untyped pointers do not carry.
+    pub fn check_buffer(&self, kernel: &str, index: usize, spec: &ArgSpec) -> Result<()> {
+        let Some((_, lang::ParamType::Buffer { elem, .. })) = self.param(kernel, index) else { return Ok(()) };
+        match (spec, elem.name().parse::<ScalarType>()) {
+            (ArgSpec::Buffer { ty, .. }, Ok(declared)) if *ty != declared => {
+                bail!("the kernel's parameter is a buffer of {declared}, the launch gives '{spec}'")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn param(&self, kernel: &str, index: usize) -> Option<&(String, lang::ParamType)> {
+        self.signatures.iter().find(|s| s.name == kernel)?.params.get(index)
     }
 }
 

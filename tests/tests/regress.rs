@@ -62,6 +62,7 @@ fn regression_kernels_pass_on_every_configuration() {
                 block: case.launch.block,
                 dyn_shared_bytes: case.launch.dyn_shared_bytes,
                 seed: 0,
+                step_limit: None,
             };
             match check(&case.module, case.kernel, &target, &launch, &args) {
                 Ok(None) => {}

@@ -4,7 +4,7 @@
 //! kernel accesses them with, from `rand=SEED+i`, and integer scalars in `0..len`.
 
 use anyhow::{bail, Context, Result};
-use gcnc::check::{check, element_types, CheckArg, CheckLaunch};
+use gcnc::check::{check, element_types, CheckArg, CheckError, CheckLaunch};
 use gcnc::ir::Type;
 use gcnc::launch::{ArgSpec, BufferInit, ScalarType};
 
@@ -24,8 +24,9 @@ fn scalar_type(ty: Type) -> Result<ScalarType> {
 
 /// Runs `gcnc check`; an error (exit status 1) when the results differ.
 pub fn run(opts: &CheckOpts) -> Result<()> {
-    let module = crate::source::load_module(&opts.input)?;
-    let kernel = crate::run_interp::pick_kernel(&module, opts.kernel.as_deref())?;
+    let program = crate::source::load(&opts.input)?;
+    let module = &program.module;
+    let kernel = program.kernel(opts.kernel.as_deref())?;
     let func = &module.functions[kernel];
     let target = opts.target.target()?;
     // Saturating: a length too large for memory is refused by `materialize` (the one check of
@@ -89,7 +90,11 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
     };
     let launch =
         CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed, step_limit: opts.step_limit };
-    match check(&module, kernel, &target, &launch, &args)? {
+    let result = match check(module, kernel, &target, &launch, &args) {
+        Err(CheckError::Compile(e)) => Err(program.located(format!("compiling for {}: {e}", target.id), e.kernel())),
+        result => Ok(result?),
+    };
+    match result? {
         None => {
             crate::cli::write_stdout("PASS\n")?;
             Ok(())

@@ -33,6 +33,18 @@ impl Default for Options {
     }
 }
 
+impl CompileError {
+    /// The kernel the error is about, when it is about one.
+    pub fn kernel(&self) -> Option<&str> {
+        match self {
+            CompileError::Select { kernel, .. }
+            | CompileError::Allocate { kernel, .. }
+            | CompileError::Emit { kernel, .. } => Some(kernel),
+            _ => None,
+        }
+    }
+}
+
 /// Why compilation failed.
 #[derive(Debug, Error)]
 pub enum CompileError {

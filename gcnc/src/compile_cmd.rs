@@ -3,8 +3,8 @@
 //! (written through to a device or FIFO).
 
 use crate::cli::write_file;
-use anyhow::{Context, Result};
-use gcnc::compile::{compile, Options};
+use anyhow::Result;
+use gcnc::compile::Options;
 use runtime_abi::kernarg::CodeObjectVersion;
 use std::path::PathBuf;
 
@@ -33,11 +33,10 @@ fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
 /// Runs `gcnc compile`.
 pub fn run(opts: &CompileOpts) -> Result<()> {
     let source = crate::source::load(&opts.input)?;
-    let module = source.module;
     let kind = opts.emit_kind();
     let output = opts.output.clone().unwrap_or_else(|| default_output(opts, kind));
     if kind == EmitKind::Ir {
-        return write_output(&output, module.to_string().as_bytes());
+        return write_output(&output, source.module.to_string().as_bytes());
     }
     let target = opts.target.target()?;
     let version = match opts.code_object_version {
@@ -47,8 +46,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     };
     let threads = opts.jobs.map_or(1, std::num::NonZeroUsize::get);
     let text = matches!(kind, EmitKind::Asm | EmitKind::Mir);
-    let mut compiled = compile(&module, &target, &Options { code_object_version: version, threads, text })
-        .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
+    let mut compiled = source.compile(&target, &Options { code_object_version: version, threads, text })?;
     compiled.describe_params(&source.signatures);
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),

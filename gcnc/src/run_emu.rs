@@ -6,7 +6,7 @@
 //! checked against the `.gk` signature or the metadata's `.type_name` (`float*`).
 
 use anyhow::{bail, Context, Result};
-use gcnc::compile::{compile, Options};
+use gcnc::compile::Options;
 use gcnc::launch::{ArgSpec, ParamValue, ScalarType};
 use runtime_abi::metadata::{Arg, ValueKind};
 
@@ -47,9 +47,8 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
     let source;
     let (bytes, signature, name) = if ext == "gir" || ext == "gk" {
         source = crate::source::load(path)?;
-        let kernel = crate::run_interp::pick_kernel(&source.module, opts.kernel.as_deref())?;
-        let compiled = compile(&source.module, &target, &Options::default())
-            .with_context(|| format!("compiling '{}' for {}", path.display(), target.id))?;
+        let kernel = source.kernel(opts.kernel.as_deref())?;
+        let compiled = source.compile(&target, &Options::default())?;
         let name = source.module.functions[kernel].name.clone();
         (compiled.shared(), Signature::Ir(&source, kernel), name)
     } else {

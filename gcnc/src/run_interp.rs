@@ -12,7 +12,7 @@ use crate::cli::RunOpts;
 pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     let program = crate::source::load(&opts.input)?;
     let module = &program.module;
-    let kernel = pick_kernel(module, opts.kernel.as_deref())?;
+    let kernel = program.kernel(opts.kernel.as_deref())?;
     let func = &module.functions[kernel];
     let (specs, dyn_shared_bytes) = crate::cli::split_lds(&opts.args);
     if specs.len() != func.signature.params.len() {

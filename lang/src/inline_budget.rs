@@ -52,36 +52,22 @@ pub fn check(file: &SourceFile, typed: &Typed) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for (k, item) in file.items.iter().enumerate().filter(|(_, item)| item.is_kernel) {
         let name = &item.name.name;
-        if nodes[k] > MAX_INLINED_NODES {
-            let (span, chain) = heaviest_chain(file, &callees, k, &nodes);
-            errors.push(
-                Diagnostic::new(
-                    span,
-                    format!(
-                        "kernel `{name}` is {} syntax nodes after inlining its helper functions, more than the \
-                         limit of {MAX_INLINED_NODES}",
-                        nodes[k]
-                    ),
-                )
-                .with_help(format!(
-                    "helpers are inlined at every call, and most of the size comes through {chain}: call a \
-                     helper once (in a loop) rather than from several places"
-                )),
-            );
-        }
-        if depth[k] > MAX_INLINED_DEPTH {
-            let (span, chain) = heaviest_chain(file, &callees, k, &depth);
-            errors.push(
-                Diagnostic::new(
-                    span,
-                    format!(
-                        "kernel `{name}` nests {} levels deep after inlining its helper functions, more than the \
-                         limit of {MAX_INLINED_DEPTH}",
-                        depth[k]
-                    ),
-                )
-                .with_help(format!("the nesting adds up along {chain}: call the helpers from less deeply nested code")),
-            );
+        let bounds = [
+            (&nodes, MAX_INLINED_NODES, "is {} syntax nodes", "most of the size comes through"),
+            (&depth, MAX_INLINED_DEPTH, "nests {} levels deep", "the nesting adds up along"),
+        ];
+        for (weight, limit, what, why) in bounds {
+            if weight[k] <= limit {
+                continue;
+            }
+            let (span, chain) = heaviest_chain(file, &callees, k, weight);
+            let what = what.replace("{}", &weight[k].to_string());
+            let message =
+                format!("kernel `{name}` {what} after inlining its helper functions, more than the limit of {limit}");
+            errors.push(Diagnostic::new(span, message).with_help(format!(
+                "helpers are inlined at every call, and {why} {chain}: call a helper from fewer places, or \
+                 from less deeply nested code"
+            )));
         }
     }
     errors

@@ -51,7 +51,13 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
                         len,
                         init: BufferInit::Rand(seed.wrapping_add(i as u64)),
                     };
-                    let bytes = spec.materialize().with_context(|| format!("parameter {i} of @{}", func.name))?;
+                    let length = if opts.len.is_some() {
+                        "--len elements"
+                    } else {
+                        "the grid's work-items; --len N sets its length"
+                    };
+                    let context = || format!("parameter {i} of @{} (a random buffer of {length})", func.name);
+                    let bytes = spec.materialize().with_context(context)?;
                     Ok(CheckArg::Buffer { ty: elem, bytes })
                 } else {
                     // splitmix64 for the scalars, integers in 0..len.

@@ -180,7 +180,7 @@ pub fn dispatch(
         name: kernel.to_string(),
         known: program.kernels().iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
     })?;
-    check_launch(k, launch, options)?;
+    check_launch(program, k, launch, options)?;
     let kernarg_bytes = kernarg_segment(k, launch, args)?;
     // The segment is 16-byte aligned and allocated in whole 16-byte units, as a runtime's
     // kernarg memory is: code may load the 16 bytes that hold the last arguments (LLVM widens
@@ -200,15 +200,23 @@ pub fn dispatch(
     result
 }
 
-fn check_launch(k: &Kernel, launch: &Launch, options: &Options) -> Result<(), LaunchError> {
-    if let Some(asked) = options.wave_size {
-        if asked != k.wave_size() {
-            return Err(LaunchError::WaveSize { kernel: k.name().to_string(), compiled: k.wave_size(), asked });
-        }
-    }
+/// Checks a launch's shape against what the kernel's metadata requires, as any device must:
+/// no zero dimension, the `.reqd_workgroup_size` if it has one, at most
+/// `.max_flat_workgroup_size` work-items per group (and at most [`MAX_WORKGROUP_SIZE`]).
+pub fn check_workgroup(k: &Kernel, launch: &Launch) -> Result<(), LaunchError> {
     for (what, dims) in [("grid", launch.grid), ("workgroup", launch.block)] {
         if dims.contains(&0) {
             return Err(LaunchError::ZeroSize { what, dims });
+        }
+    }
+    if let Some(required) = k.metadata().and_then(|m| m.reqd_workgroup_size.as_deref()) {
+        let required = [0, 1, 2].map(|d| required.get(d).copied().unwrap_or(1));
+        if required != launch.block {
+            return Err(LaunchError::WorkgroupSizeMismatch {
+                kernel: k.name().to_string(),
+                required,
+                block: launch.block,
+            });
         }
     }
     let size = launch.block.iter().map(|&d| d as u64).product::<u64>();
@@ -216,9 +224,36 @@ fn check_launch(k: &Kernel, launch: &Launch, options: &Options) -> Result<(), La
     if size > limit as u64 {
         return Err(LaunchError::WorkgroupTooLarge { size, limit });
     }
+    Ok(())
+}
+
+/// Checks a launch against the kernel and the machine before anything is allocated: the
+/// workgroup ([`check_workgroup`]), the wave size, shared and private memory within the
+/// processor's, and a grid that can finish within the step limit (each wave runs at least
+/// the kernel's straight-line start).
+fn check_launch(program: &Program, k: &Kernel, launch: &Launch, options: &Options) -> Result<(), LaunchError> {
+    if let Some(asked) = options.wave_size {
+        if asked != k.wave_size() {
+            return Err(LaunchError::WaveSize { kernel: k.name().to_string(), compiled: k.wave_size(), asked });
+        }
+    }
+    check_workgroup(k, launch)?;
     let bytes = k.descriptor().group_segment_fixed_size as u64 + launch.dyn_shared_bytes as u64;
     if bytes > MAX_SHARED_BYTES as u64 {
         return Err(LaunchError::SharedTooLarge { kernel: k.name().to_string(), bytes, limit: MAX_SHARED_BYTES });
+    }
+    let per_lane = k.descriptor().private_segment_fixed_size;
+    let wave_bytes = u64::from(per_lane) * u64::from(k.wave_size());
+    let limit = program.processor().max_wave_scratch_bytes();
+    if wave_bytes > limit {
+        return Err(LaunchError::PrivateTooLarge { kernel: k.name().to_string(), per_lane, wave_bytes, limit });
+    }
+    // At least one wave per wave-size work-items, each running the straight-line start.
+    let items = launch.grid.iter().map(|&d| u128::from(d)).product::<u128>();
+    let waves = items.div_ceil(u128::from(k.wave_size()));
+    let per_wave = k.code.straight_prefix(program.family);
+    if waves.saturating_mul(u128::from(per_wave)) > u128::from(options.step_limit) {
+        return Err(LaunchError::GridTooLarge { grid: launch.grid, waves, per_wave, step_limit: options.step_limit });
     }
     Ok(())
 }

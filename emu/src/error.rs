@@ -107,6 +107,47 @@ pub enum LaunchError {
         /// The limit.
         limit: u32,
     },
+    /// The private segment (scratch) a wave would need is more than the processor has.
+    #[error(
+        "kernel {kernel} asks for {per_lane} bytes of private memory per work-item, {wave_bytes} per wave, \
+         more than the {limit} bytes a wave can have"
+    )]
+    PrivateTooLarge {
+        /// The kernel.
+        kernel: String,
+        /// The descriptor's `private_segment_fixed_size`.
+        per_lane: u32,
+        /// Times the wave size.
+        wave_bytes: u64,
+        /// The processor's largest scratch per wave.
+        limit: u64,
+    },
+    /// The grid has more waves than the step limit lets run, so the run cannot finish.
+    #[error(
+        "the grid {grid:?} is at least {waves} waves of at least {per_wave} instructions each, \
+         more than the step limit of {step_limit} wave-instructions lets finish"
+    )]
+    GridTooLarge {
+        /// The grid.
+        grid: [u32; 3],
+        /// Waves the grid needs at least.
+        waves: u128,
+        /// The fewest instructions a wave of the kernel runs.
+        per_wave: u64,
+        /// The limit.
+        step_limit: u64,
+    },
+    /// The workgroup size differs from the one the kernel requires (its metadata's
+    /// `.reqd_workgroup_size`).
+    #[error("kernel {kernel} requires workgroups of {required:?}, the launch gives {block:?}")]
+    WorkgroupSizeMismatch {
+        /// The kernel.
+        kernel: String,
+        /// The required size.
+        required: [u32; 3],
+        /// The launch's size.
+        block: [u32; 3],
+    },
     /// The kernel asks for a part of the dispatch state the emulator does not provide.
     #[error("kernel {kernel}: {what} is not supported by the emulator")]
     Unsupported {

@@ -54,7 +54,9 @@ mod waitcnt_check;
 mod wave;
 
 pub use device::Device;
-pub use dispatch::{dispatch, ArgValue, Launch, Options, Stats, WaitProfile, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE};
+pub use dispatch::{
+    check_workgroup, dispatch, ArgValue, Launch, Options, Stats, WaitProfile, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE,
+};
 pub use error::{EmuError, FaultKind, FaultSite, LaunchError, LoadError};
 pub use program::{Kernel, Program};
 pub use setup::{grid_dims, kernarg_segment};

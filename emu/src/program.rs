@@ -96,6 +96,19 @@ impl Code {
         &self.insts
     }
 
+    /// How many instructions every wave runs at least: those from the entry up to and
+    /// including the first one that may leave the straight line (a branch, the end of the
+    /// program, a jump through a register, a trap). The launch check's lower bound of a run's
+    /// length.
+    pub(crate) fn straight_prefix(&self, family: Family) -> u64 {
+        const LEAVES: [&str; 6] = ["setpc", "swappc", "trap", "sethalt", "rfe", "call"];
+        let leaves = |d: &Decoded| {
+            let name = d.inst.opcode.name(family);
+            d.inst.opcode.ends_block() || name.contains("branch") || LEAVES.iter().any(|l| name.contains(l))
+        };
+        self.insts.iter().position(leaves).map_or(self.insts.len(), |i| i + 1).max(1) as u64
+    }
+
     /// Forgets the semantics of instruction `i` (tests of the unimplemented-opcode error).
     #[cfg(test)]
     pub(crate) fn clear_op(&mut self, i: usize) {
@@ -167,7 +180,7 @@ impl Kernel {
 
 /// Whether a metadata argument kind is a hidden (runtime-filled) one.
 pub(crate) fn is_hidden(kind: &ValueKind) -> bool {
-    kind.as_str().starts_with("hidden_")
+    kind.is_hidden()
 }
 
 /// The text of an instruction in LLVM's syntax, for error messages and listings.

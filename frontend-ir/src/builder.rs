@@ -152,9 +152,9 @@ use crate::instructions::{
     BinaryOp, BlockCall, ConvOp, FloatCC, InstData, IntCC, MemFlags, ReduceOp, RmwOp, Special, SyncInfo, UnaryOp,
 };
 use crate::types::{f16_bits_from_f64, AddrSpace, Type};
-use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{entity_impl, EntitySet, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
+use std::collections::HashMap;
 
 /// A mutable variable of the frontend's program, printed `varN`. Declared with
 /// [`FunctionBuilder::declare_var`], it has one type and belongs to the function being built.
@@ -182,8 +182,10 @@ struct BlockState {
 pub struct FunctionBuilderContext {
     /// The type of each variable.
     vars: PrimaryMap<Variable, Type>,
-    /// The value of each variable at the end of (or, in the current block, so far in) a block.
-    defs: SecondaryMap<Variable, SecondaryMap<Block, PackedOption<Value>>>,
+    /// The value of each variable at the end of (or, in the current block, so far in) a block:
+    /// sparse, since a program of many blocks and many variables defines few pairs of them (a
+    /// dense table per variable would grow with blocks times variables).
+    defs: HashMap<(Variable, Block), Value>,
     /// Per-block construction state.
     blocks: SecondaryMap<Block, BlockState>,
     /// Every parameter created for a variable, in creation order.
@@ -396,7 +398,7 @@ impl<'a> FunctionBuilder<'a> {
             var_ty, value_ty,
             "FunctionBuilder::def_var({var}, {value}): the value has type {value_ty} but the variable was declared {var_ty}"
         );
-        self.ctx.defs[var][block] = value.into();
+        self.ctx.defs.insert((var, block), value);
     }
 
     /// The value of `var` at the current point of the current block, adding block parameters
@@ -420,7 +422,7 @@ impl<'a> FunctionBuilder<'a> {
         let ty = ctx.vars[var];
         let mut b = block;
         let value = loop {
-            if let Some(v) = ctx.defs[var][b].expand() {
+            if let Some(&v) = ctx.defs.get(&(var, b)) {
                 break v;
             }
             let state = &mut ctx.blocks[b];
@@ -448,9 +450,9 @@ impl<'a> FunctionBuilder<'a> {
                 }
             }
         };
-        ctx.defs[var][b] = value.into();
+        ctx.defs.insert((var, b), value);
         for c in ctx.chain.drain(..) {
-            ctx.defs[var][c] = value.into();
+            ctx.defs.insert((var, c), value);
             ctx.visited.remove(c);
         }
         value

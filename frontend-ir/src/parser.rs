@@ -112,29 +112,78 @@ impl ParseError {
     ///   |                 ^^^
     /// ```
     pub fn render(&self, src: &str, filename: &str) -> String {
-        let index = (self.line.max(1) - 1) as usize;
-        let text = src.split('\n').nth(index).unwrap_or("");
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        let chars = text.chars().count();
-        let col0 = ((self.column.max(1) - 1) as usize).min(chars);
-        let mut marker: String = text.chars().take(col0).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-        let carets = (self.len.max(1) as usize).min((chars - col0).max(1));
-        marker.extend(std::iter::repeat_n('^', carets));
-        let num = self.line.to_string();
-        let pad = " ".repeat(num.len());
-        let source_line = if text.is_empty() { format!("{num} |") } else { format!("{num} | {text}") };
-        format!(
-            "error: {}\n{pad}--> {filename}:{}:{}\n{pad} |\n{source_line}\n{pad} | {marker}\n",
-            self.message, self.line, self.column
-        )
+        render_at(src, filename, (self.line, self.column), self.len, &self.message)
     }
+}
+
+/// A diagnostic at `line:column` (from 1, in characters) of `src`, as [`ParseError::render`]
+/// writes it: the message, the location, the source line and `len` carets. The verifier's
+/// errors of a parsed module are rendered so too, at their [`Locations`].
+pub fn render_at(src: &str, filename: &str, (line, column): (u32, u32), len: u32, message: &str) -> String {
+    let index = (line.max(1) - 1) as usize;
+    let text = src.split('\n').nth(index).unwrap_or("");
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    let chars = text.chars().count();
+    let col0 = ((column.max(1) - 1) as usize).min(chars);
+    let mut marker: String = text.chars().take(col0).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    let carets = (len.max(1) as usize).min((chars - col0).max(1));
+    marker.extend(std::iter::repeat_n('^', carets));
+    let num = line.to_string();
+    let pad = " ".repeat(num.len());
+    let source_line = if text.is_empty() { format!("{num} |") } else { format!("{num} | {text}") };
+    format!("error: {message}\n{pad}--> {filename}:{line}:{column}\n{pad} |\n{source_line}\n{pad} | {marker}\n")
 }
 
 /// Parses a module from `.gir` text.
 pub fn parse_module(src: &str) -> Result<Module, ParseError> {
+    parse_module_located(src).map(|(module, _)| module)
+}
+
+/// Parses a module from `.gir` text, with where each of its functions, blocks and
+/// instructions is written.
+pub fn parse_module_located(src: &str) -> Result<(Module, Locations), ParseError> {
     let (toks, lex_err) = lex(src);
-    let mut p = Parser { src, toks, lex_err, pos: 0 };
-    p.parse_module()
+    let mut p = Parser { src, toks, lex_err, pos: 0, locations: Locations::default() };
+    let module = p.parse_module()?;
+    Ok((module, p.locations))
+}
+
+/// Where a parsed module's entities are written: line and column (from 1) of each
+/// function's name, of each block's label and of each instruction's first token, indexed as
+/// the canonical entities are (`funcs[f]` is function `f`; its `blocks[k]` is `blockk`, its
+/// `insts[k]` instruction `k`, both in layout order, which is the text's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Locations {
+    /// Per function, in module order.
+    pub funcs: Vec<FuncLocations>,
+}
+
+/// Where one function's entities are written (see [`Locations`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FuncLocations {
+    /// The function's name.
+    pub name: (u32, u32),
+    /// Each block's label.
+    pub blocks: Vec<(u32, u32)>,
+    /// Each instruction's first token.
+    pub insts: Vec<(u32, u32)>,
+}
+
+impl Locations {
+    /// Where the function named `name` is defined.
+    pub fn function(&self, module: &Module, name: &str) -> Option<(u32, u32)> {
+        let (id, _) = module.functions.iter().find(|(_, f)| f.name == name)?;
+        Some(self.funcs.get(id.index())?.name)
+    }
+
+    /// Where a verifier error is: its instruction, else its block, else its function.
+    pub fn of_error(&self, module: &Module, e: &crate::verifier::VerifierError) -> Option<(u32, u32)> {
+        let (id, _) = module.functions.iter().find(|(_, f)| f.name == e.func)?;
+        let func = self.funcs.get(id.index())?;
+        let inst = e.inst.and_then(|i| func.insts.get(i.index()));
+        let block = e.block.and_then(|b| func.blocks.get(b.index()));
+        Some(*inst.or(block).unwrap_or(&func.name))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -420,6 +469,7 @@ struct Parser<'a> {
     toks: Vec<Token>,
     lex_err: Option<ParseError>,
     pos: usize,
+    locations: Locations,
 }
 
 /// A function header, read in the first pass.
@@ -431,6 +481,8 @@ struct Header<'a> {
     body: usize,
     /// The line of the name.
     line: u32,
+    /// The column of the name.
+    col: u32,
 }
 
 struct ValueInfo<'a> {
@@ -694,7 +746,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let kind = if kernel { FuncKind::Kernel(attrs) } else { FuncKind::Helper };
-        Ok(Header { name, kind, signature, body: self.pos, line: name_tok.line })
+        Ok(Header { name, kind, signature, body: self.pos, line: name_tok.line, col: name_tok.col })
     }
 
     // --- types and numbers ---------------------------------------------------------------
@@ -841,8 +893,14 @@ impl<'a> Parser<'a> {
 
     // --- function bodies -----------------------------------------------------------------
 
+    /// The locations of the function being parsed.
+    fn function_locations(&mut self) -> &mut FuncLocations {
+        self.locations.funcs.last_mut().expect("parse_body pushes the function's locations first")
+    }
+
     fn parse_body(&mut self, header: Header<'a>, funcs: &Funcs<'a>) -> Result<Function, BodyError> {
         self.pos = header.body;
+        self.locations.funcs.push(FuncLocations { name: (header.line, header.col), ..FuncLocations::default() });
         let mut body = Body {
             func: Function::new(header.name, header.kind, header.signature),
             value_names: HashMap::new(),
@@ -879,8 +937,10 @@ impl<'a> Parser<'a> {
             if t.kind == Kind::Eof {
                 return Err(self.unexpected(t, "an instruction, a block label or `}`").into());
             }
+            let at = (t.line, t.col);
             let inst = self.parse_inst(&mut body, funcs)?;
             body.func.dfg.blocks[block].insts.push(inst);
+            self.function_locations().insts.push(at);
         }
         self.finish(body, funcs).map_err(BodyError::from)
     }
@@ -929,6 +989,7 @@ impl<'a> Parser<'a> {
         };
         body.blocks[block.index()].def = Some(span);
         body.func.layout.push(block);
+        self.function_locations().blocks.push((t.line, t.col));
         if self.eat(Kind::LParen) && !self.eat(Kind::RParen) {
             loop {
                 let vt = self.peek();

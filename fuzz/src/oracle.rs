@@ -194,7 +194,7 @@ pub struct RunOptions {
     pub opt_level: u8,
     /// Also run the emulator with interleaving seed 1.
     pub second_interleaving: bool,
-    /// The emulator's step limit.
+    /// The step limit of the interpreter and the emulator.
     pub step_limit: u64,
 }
 
@@ -228,7 +228,13 @@ pub fn run(text: &str, name: &str, config: &Config, options: &RunOptions) -> Res
 pub fn run_ir(p: &crate::gen_ir::IrProgram, config: &Config, options: &RunOptions) -> Result<(), Failure> {
     guarded(|| {
         let (kernel, _) = p.module.kernels().next().expect("one kernel");
-        let launch = CheckLaunch { grid: [p.grid, 1, 1], block: [p.block, 1, 1], dyn_shared_bytes: 0, seed: 0 };
+        let launch = CheckLaunch {
+            grid: [p.grid, 1, 1],
+            block: [p.block, 1, 1],
+            dyn_shared_bytes: 0,
+            seed: 0,
+            step_limit: Some(options.step_limit),
+        };
         let args = [
             gcnc::check::CheckArg::Buffer { ty: gcnc::ir::Type::I32, bytes: vec![0; 4 * p.grid as usize] },
             gcnc::check::CheckArg::Scalar(u64::from(p.n)),
@@ -255,7 +261,6 @@ pub fn run_ir(p: &crate::gen_ir::IrProgram, config: &Config, options: &RunOption
 fn check_options(options: &RunOptions) -> CheckOptions {
     CheckOptions {
         compile: Options { opt_level: options.opt_level, ..Options::default() },
-        step_limit: options.step_limit,
         extra_seeds: if options.second_interleaving { vec![1] } else { Vec::new() },
     }
 }
@@ -288,7 +293,13 @@ fn run_unguarded(text: &str, name: &str, config: &Config, options: &RunOptions) 
         Failure::new(Class::FrontEnd, message.clone(), &message)
     })?;
     let args = case.check_args().map_err(|e| Failure::new(Class::FrontEnd, e.to_string(), &e.to_string()))?;
-    let launch = CheckLaunch { grid: case.launch.grid, block: case.launch.block, dyn_shared_bytes: 0, seed: 0 };
+    let launch = CheckLaunch {
+        grid: case.launch.grid,
+        block: case.launch.block,
+        dyn_shared_bytes: 0,
+        seed: 0,
+        step_limit: Some(options.step_limit),
+    };
     match check_with(&case.module, case.kernel, &config.target, &launch, &args, &check_options(options), &|_, _| false)
     {
         Ok(None) => Ok(()),

@@ -36,6 +36,8 @@ pub struct CheckLaunch {
     pub dyn_shared_bytes: u32,
     /// 0 for the emulator's round-robin order, else a seed that varies it.
     pub seed: u64,
+    /// The step limit of both runs (None: each one's default).
+    pub step_limit: Option<u64>,
 }
 
 /// The first element where the emulator and the interpreter disagree.
@@ -106,10 +108,6 @@ pub fn check(
 pub struct CheckOptions {
     /// The compiler's options.
     pub compile: Options,
-    /// The most wave-instructions an emulator run may execute; reaching it is an error
-    /// ([`emu::EmuError::StepLimit`]), so a miscompiled loop that never ends costs bounded time.
-    /// (The interpreter, which runs first, keeps its own limit.)
-    pub step_limit: u64,
     /// Interleaving seeds the emulator also runs with, after [`CheckLaunch::seed`], each run
     /// compared in turn (the conformance suite's `EMU_SEEDS` are `[0, 1]`).
     pub extra_seeds: Vec<u64>,
@@ -117,11 +115,7 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> CheckOptions {
-        CheckOptions {
-            compile: Options::default(),
-            step_limit: emu::Options::default().step_limit,
-            extra_seeds: Vec::new(),
-        }
+        CheckOptions { compile: Options::default(), extra_seeds: Vec::new() }
     }
 }
 
@@ -168,7 +162,11 @@ pub fn check_with(
         wave_size: target.wave_size,
         dyn_shared_bytes: launch.dyn_shared_bytes,
     };
-    let (memory, bits) = interpret(module, kernel, &ilaunch, args).map_err(CheckError::Interp)?;
+    let mut ioptions = interp::Options::default();
+    ioptions.step_limit = launch.step_limit.unwrap_or(ioptions.step_limit);
+    let params = params_of(func, args);
+    let (memory, bits) =
+        crate::launch::interpret(module, kernel, &ilaunch, &ioptions, params).map_err(CheckError::Interp)?;
     let approx = approximate_elements(module, kernel, &ilaunch, args, &memory, &bits);
     // The compiled kernel on the emulator, once per interleaving.
     let elaunch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: launch.dyn_shared_bytes };
@@ -177,7 +175,7 @@ pub fn check_with(
         let eoptions = emu::Options {
             wave_size: Some(target.wave_size),
             seed,
-            step_limit: options.step_limit,
+            step_limit: launch.step_limit.unwrap_or(emu::Options::default().step_limit),
             ..emu::Options::default()
         };
         emulate(&program, &func.name, &elaunch, &eoptions, &mut params).map_err(CheckError::Emu)?;
@@ -213,7 +211,8 @@ pub fn interpret(
     launch: &interp::Launch,
     args: &[CheckArg],
 ) -> Result<(GlobalMemory, Vec<u64>), InterpError> {
-    crate::launch::interpret(module, kernel, launch, params_of(&module.functions[kernel], args))
+    let params = params_of(&module.functions[kernel], args);
+    crate::launch::interpret(module, kernel, launch, &interp::Options::default(), params)
 }
 
 /// The arguments as device parameters: a buffer's bytes, a scalar's low bytes (its
@@ -435,11 +434,12 @@ done:
         let module = frontend_ir::parser::parse_module(src).unwrap();
         let (kernel, _) = module.kernels().next().unwrap();
         let target = Target::new(isa::processor::TargetId::parse("gfx1100").unwrap());
-        let launch = CheckLaunch { grid: [1, 1, 1], block: [1, 1, 1], dyn_shared_bytes: 0, seed: 0 };
+        let launch = CheckLaunch { grid: [1, 1, 1], block: [1, 1, 1], dyn_shared_bytes: 0, seed: 0, step_limit: None };
         let args = [CheckArg::Buffer { ty: Type::I32, bytes: vec![0; 4] }, CheckArg::Scalar(10_000)];
-        let limited = CheckOptions { step_limit: 1_000, ..CheckOptions::default() };
-        let result = check_with(&module, kernel, &target, &launch, &args, &limited, &|_, _| false);
-        assert!(matches!(result, Err(CheckError::Emu(emu::EmuError::StepLimit { .. }))), "{result:?}");
+        let limited = CheckLaunch { step_limit: Some(1_000), ..launch };
+        let result = check_with(&module, kernel, &target, &limited, &args, &CheckOptions::default(), &|_, _| false);
+        // The interpreter runs first, under the same limit.
+        assert!(result.as_ref().is_err_and(|e| e.to_string().contains("step limit")), "{result:?}");
         let both = CheckOptions { extra_seeds: vec![1, 2], ..CheckOptions::default() };
         let result = check_with(&module, kernel, &target, &launch, &args, &both, &|_, _| false);
         assert!(matches!(result, Ok(None)), "{result:?}");

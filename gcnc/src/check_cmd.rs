@@ -9,7 +9,7 @@
 //! splitmix64 stream started at SEED.
 
 use anyhow::{bail, Context, Result};
-use gcnc::check::{check, element_types, CheckArg, CheckLaunch};
+use gcnc::check::{check, element_types, CheckArg, CheckError, CheckLaunch};
 use gcnc::ir::Type;
 use gcnc::launch::{splitmix64, ArgSpec, BufferInit, ScalarType};
 
@@ -29,11 +29,14 @@ fn scalar_type(ty: Type) -> Result<ScalarType> {
 
 /// Runs `gcnc check`; an error (exit status 1) when the results differ.
 pub fn run(opts: &CheckOpts) -> Result<()> {
-    let module = crate::source::load_module(&opts.input)?;
-    let kernel = crate::run_interp::pick_kernel(&module, opts.kernel.as_deref())?;
+    let program = crate::source::load(&opts.input)?;
+    let module = &program.module;
+    let kernel = program.kernel(opts.kernel.as_deref())?;
     let func = &module.functions[kernel];
     let target = opts.target.target()?;
-    let items = opts.grid.iter().map(|&d| d as usize).product::<usize>();
+    // Saturating: a length too large for memory is refused by `materialize` (the one check of
+    // buffer sizes), not allocated.
+    let items = opts.grid.iter().fold(1usize, |n, &d| n.saturating_mul(d as usize));
     let len = opts.len.unwrap_or(items);
     let seed = opts.seed.unwrap_or(0);
     let (specs, dyn_shared_bytes) = split_lds(&opts.args);
@@ -53,7 +56,14 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
                         len,
                         init: BufferInit::Edge(seed.wrapping_add(i as u64)),
                     };
-                    Ok(CheckArg::Buffer { ty: elem, bytes: spec.materialize()? })
+                    let length = if opts.len.is_some() {
+                        "--len elements"
+                    } else {
+                        "the grid's work-items; --len N sets its length"
+                    };
+                    let context = || format!("parameter {i} of @{} (a random buffer of {length})", func.name);
+                    let bytes = spec.materialize().with_context(context)?;
+                    Ok(CheckArg::Buffer { ty: elem, bytes })
                 } else {
                     // Integer scalars are most often sizes and indices of the buffers: their
                     // edge cases are those of 0..=len. Floats take the whole range.
@@ -96,8 +106,13 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
             })
             .collect::<Result<_>>()?
     };
-    let launch = CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed };
-    match check(&module, kernel, &target, &launch, &args)? {
+    let launch =
+        CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed, step_limit: opts.step_limit };
+    let result = match check(module, kernel, &target, &launch, &args) {
+        Err(CheckError::Compile(e)) => Err(program.located(format!("compiling for {}: {e}", target.id), e.kernel())),
+        result => Ok(result?),
+    };
+    match result? {
         None => {
             crate::cli::write_stdout("PASS\n")?;
             Ok(())

@@ -200,7 +200,7 @@ pub struct RunOpts {
     pub block: [u32; 3],
     /// One per kernel parameter, in order: TYPE:VALUE or VALUE (scalar), TYPE[N]:INIT with INIT
     /// one of zeros, iota, fill=V, rand=SEED, edge=SEED, file=PATH (buffer), or lds:BYTES
-    #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse)]
+    #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse, allow_hyphen_values = true)]
     pub args: Vec<ArgSpec>,
     /// After the run, write buffer parameter I (0-based) to FILE as raw little-endian bytes
     #[arg(long, value_name = "I=FILE", value_parser = DumpSpec::parse)]
@@ -208,6 +208,10 @@ pub struct RunOpts {
     /// After the run, print buffer parameter I (0-based), one element per line
     #[arg(long, value_name = "I", value_parser = parse_param_index)]
     pub print: Vec<usize>,
+    /// The most wave-instructions the run may execute before it is reported as a livelock
+    /// [default: 100000000 on the emulator, 200000000 on the interpreter]
+    #[arg(long = "step-limit", value_name = "N")]
+    pub step_limit: Option<u64>,
     #[command(flatten)]
     pub target: TargetOpts,
     /// Where to run
@@ -240,8 +244,12 @@ pub struct CheckOpts {
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Give the arguments instead of random ones: once per parameter, in order, as for run
-    #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse)]
+    #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse, allow_hyphen_values = true)]
     pub args: Vec<ArgSpec>,
+    /// The most wave-instructions a run may execute before it is reported as a livelock
+    /// [default: 100000000 on the emulator, 200000000 on the interpreter]
+    #[arg(long = "step-limit", value_name = "N")]
+    pub step_limit: Option<u64>,
     #[command(flatten)]
     pub target: TargetOpts,
 }
@@ -375,7 +383,7 @@ fn conformance(opts: &ConformanceOpts) -> Result<()> {
     }
     write_stdout(report::table(&results))?;
     if let Some(path) = &opts.junit {
-        write_file_atomically(path, report::junit(&results).as_bytes())?;
+        write_file(path, report::junit(&results).as_bytes())?;
     }
     let (_, failed, _) = report::counts(&results);
     if failed > 0 {
@@ -445,7 +453,7 @@ pub fn split_lds(args: &[ArgSpec]) -> (Vec<&ArgSpec>, u32) {
 fn write_outputs(opts: &RunOpts, params: &[Vec<u8>]) -> Result<()> {
     let param = |index: usize| params.get(index).with_context(|| format!("internal error: no parameter {index}"));
     for dump in &opts.dump {
-        write_file_atomically(&dump.path, param(dump.index)?)?;
+        write_file(&dump.path, param(dump.index)?)?;
     }
     let mut text = String::new();
     for &index in &opts.print {
@@ -457,9 +465,16 @@ fn write_outputs(opts: &RunOpts, params: &[Vec<u8>]) -> Result<()> {
     write_stdout(&text)
 }
 
-/// Writes `bytes` to `path` whole or not at all: into a temporary file beside it, then renamed
-/// over it.
-pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes `bytes` to `path`. A regular file (or a new one) is written whole or not at all: into
+/// a temporary file beside it, then renamed over it. Anything else that exists (a device such
+/// as `/dev/null` or `/dev/full`, a FIFO) is written through, as clang does, and left in place;
+/// a write error, e.g. ENOSPC from `/dev/full`, is an error.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let context = || format!("cannot write '{}'", path.display());
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut file = std::fs::OpenOptions::new().write(true).open(path).with_context(context)?;
+        return file.write_all(bytes).and_then(|()| file.flush()).with_context(context);
+    }
     let Some(name) = path.file_name().filter(|_| !path.as_os_str().to_string_lossy().ends_with('/')) else {
         bail!("cannot write '{}': not a file name", path.display());
     };
@@ -471,7 +486,7 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("cannot write '{}'", path.display()))
+    result.with_context(context)
 }
 
 /// Writes `text` to stdout. A closed pipe (as in `gcnc run ... | head`) is not an error.
@@ -635,17 +650,43 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("gcnc-cli-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("out.bin");
-        write_file_atomically(&path, &[1, 2, 3]).unwrap();
-        write_file_atomically(&path, &[4, 5]).unwrap();
+        write_file(&path, &[1, 2, 3]).unwrap();
+        write_file(&path, &[4, 5]).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), [4, 5]);
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file is left behind");
-        let e = write_file_atomically(&dir.join("no/such/dir/x.bin"), &[1]).unwrap_err();
+        let e = write_file(&dir.join("no/such/dir/x.bin"), &[1]).unwrap_err();
         assert!(format!("{e:#}").starts_with(&format!("cannot write '{}': ", dir.join("no/such/dir/x.bin").display())));
         assert_eq!(
-            write_file_atomically(Path::new("somedir/"), &[1]).unwrap_err().to_string(),
+            write_file(Path::new("somedir/"), &[1]).unwrap_err().to_string(),
             "cannot write 'somedir/': not a file name"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A FIFO is written through and stays a FIFO; a full device is an error and stays a
+    /// device.
+    #[test]
+    #[cfg(unix)]
+    fn devices_and_fifos_are_written_through() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("gcnc-cli-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let reader = std::thread::spawn({
+            let fifo = fifo.clone();
+            move || std::fs::read(fifo).unwrap()
+        });
+        write_file(&fifo, &[1, 2, 3]).unwrap();
+        assert_eq!(reader.join().unwrap(), [1, 2, 3]);
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        std::fs::remove_dir_all(&dir).unwrap();
+        // Only where /dev/full is the device (another program may have replaced it).
+        if std::fs::metadata("/dev/full").is_ok_and(|m| m.file_type().is_char_device()) {
+            let e = format!("{:#}", write_file(Path::new("/dev/full"), &[1]).unwrap_err());
+            assert!(e.starts_with("cannot write '/dev/full': No space left on device"), "{e}");
+            assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device());
+        }
     }
 
     #[test]

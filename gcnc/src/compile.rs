@@ -2,6 +2,7 @@
 //! order (verify, select, allocate, wait, assemble, descriptor and metadata) for each kernel
 //! of a module, and returns the code object in the form the caller asks for.
 
+use crate::launch::ScalarType;
 use frontend_ir::verifier::{verify_module, VerifierErrors};
 use frontend_ir::{FuncId, Module};
 use isa::processor::Target;
@@ -32,6 +33,18 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options { code_object_version: CodeObjectVersion::V5, threads: 1, text: false, opt_level: 2 }
+    }
+}
+
+impl CompileError {
+    /// The kernel the error is about, when it is about one.
+    pub fn kernel(&self) -> Option<&str> {
+        match self {
+            CompileError::Select { kernel, .. }
+            | CompileError::Allocate { kernel, .. }
+            | CompileError::Emit { kernel, .. } => Some(kernel),
+            _ => None,
+        }
     }
 }
 
@@ -119,6 +132,28 @@ impl Compiled {
     /// A relocatable object (ET_REL, `.o`).
     pub fn relocatable(&self) -> Vec<u8> {
         runtime_abi::elf::write_relocatable(&self.object)
+    }
+
+    /// Gives each kernel's explicit arguments the names and types of its source signature, as
+    /// clang writes OpenCL C's with `-cl-kernel-arg-info`: `.name`, `.type_name` (`float`,
+    /// `uint`, `float*` for a buffer, `bool`) and `.is_const` for a read-only buffer. A code
+    /// object then says what its kernels take, and `gcnc run` checks a launch against it.
+    pub fn describe_params(&mut self, signatures: &[lang::KernelSignature]) {
+        for kernel in &mut self.object.kernels {
+            let Some(sig) = signatures.iter().find(|s| s.name == kernel.name) else { continue };
+            let args = kernel.metadata.args.iter_mut().flatten();
+            let explicit = args.filter(|a| !a.value_kind.is_hidden());
+            for (arg, (name, ty)) in explicit.zip(&sig.params) {
+                let (elem, pointer, is_const) = match ty {
+                    lang::ParamType::Scalar(t) => (*t, false, false),
+                    lang::ParamType::Buffer { elem, mutable } => (*elem, true, !mutable),
+                };
+                let c_name = elem.name().parse::<ScalarType>().map_or("bool", ScalarType::c_name);
+                arg.name = Some(name.clone());
+                arg.type_name = Some(if pointer { format!("{c_name}*") } else { c_name.to_string() });
+                arg.is_const = is_const.then_some(true);
+            }
+        }
     }
 
     /// A linked, loadable code object (ET_DYN, `.hsaco`).
@@ -234,7 +269,7 @@ fn compile_kernel(
     descriptor.group_segment_fixed_size = sel.lds_bytes;
     descriptor.private_segment_fixed_size = sel.private_bytes;
     descriptor.kernarg_size = sel.kernarg.size;
-    let meta = metadata::Kernel::new(
+    let mut meta = metadata::Kernel::new(
         &kernel,
         options.code_object_version,
         proc,
@@ -243,6 +278,17 @@ fn compile_kernel(
         &sel.kernarg,
         &regs,
     );
+    // The workgroup-size attributes, as clang writes reqd_work_group_size: the required size,
+    // and its product (or the IR's bound) as the flat maximum.
+    if let Some(attrs) = module.functions[id].kernel_attrs() {
+        if let Some(size) = attrs.reqd_workgroup_size {
+            meta.reqd_workgroup_size = Some(size.to_vec());
+            meta.max_flat_workgroup_size = size.iter().product();
+        }
+        if let Some(max) = attrs.max_workgroup_size {
+            meta.max_flat_workgroup_size = meta.max_flat_workgroup_size.min(max);
+        }
+    }
     let stats = KernelStats {
         name: kernel.clone(),
         instructions: assembled.inst_count,

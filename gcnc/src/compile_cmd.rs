@@ -1,9 +1,10 @@
 //! `gcnc compile`: reads a module, compiles it for the target of the command line, and writes
-//! what `-c`, `-S` or `--emit` ask for (a linked code object by default), whole or not at all.
+//! what `-c`, `-S` or `--emit` ask for (a linked code object by default), whole or not at all
+//! (written through to a device or FIFO).
 
-use crate::cli::write_file_atomically;
-use anyhow::{Context, Result};
-use gcnc::compile::{compile, Options};
+use crate::cli::write_file;
+use anyhow::Result;
+use gcnc::compile::Options;
 use runtime_abi::kernarg::CodeObjectVersion;
 use std::path::PathBuf;
 
@@ -21,21 +22,21 @@ fn default_output(opts: &CompileOpts, kind: EmitKind) -> PathBuf {
     opts.input.with_extension(ext)
 }
 
-/// Writes the output whole or not at all; `-o -` writes to standard output.
+/// Writes the output (see [`write_file`]); `-o -` writes to standard output.
 fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     if path.as_os_str() == "-" {
         return crate::cli::write_stdout(bytes);
     }
-    write_file_atomically(path, bytes)
+    write_file(path, bytes)
 }
 
 /// Runs `gcnc compile`.
 pub fn run(opts: &CompileOpts) -> Result<()> {
-    let module = crate::source::load_module(&opts.input)?;
+    let source = crate::source::load(&opts.input)?;
     let kind = opts.emit_kind();
     let output = opts.output.clone().unwrap_or_else(|| default_output(opts, kind));
     if kind == EmitKind::Ir {
-        return write_output(&output, module.to_string().as_bytes());
+        return write_output(&output, source.module.to_string().as_bytes());
     }
     let target = opts.target.target()?;
     let version = match opts.code_object_version {
@@ -45,9 +46,9 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     };
     let threads = opts.jobs.map_or(1, std::num::NonZeroUsize::get);
     let text = matches!(kind, EmitKind::Asm | EmitKind::Mir);
-    let compiled =
-        compile(&module, &target, &Options { code_object_version: version, threads, text, opt_level: opts.opt_level })
-            .with_context(|| format!("compiling '{}' for {}", opts.input.display(), target.id))?;
+    let mut compiled =
+        source.compile(&target, &Options { code_object_version: version, threads, text, opt_level: opts.opt_level })?;
+    compiled.describe_params(&source.signatures);
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),
         EmitKind::Obj => compiled.relocatable(),

@@ -635,7 +635,7 @@ pub fn run_interp(case: &Case, wave_size: u32) -> Result<Vec<Buffer>, RunError> 
         wave_size,
         dyn_shared_bytes: case.launch.dyn_shared_bytes,
     };
-    let (memory, bits) = interpret(&case.module, case.kernel, &launch, case.inputs()?)?;
+    let (memory, bits) = interpret(&case.module, case.kernel, &launch, &interp::Options::default(), case.inputs()?)?;
     Ok(case
         .results()
         .map(|(param, ty)| Buffer { param, ty, bytes: memory.buffer(bits[param]).unwrap_or_default().to_vec() })

@@ -21,10 +21,20 @@ use std::str::FromStr;
 use half::f16;
 use thiserror::Error;
 
-/// The largest buffer [`ArgSpec::parse`] accepts, in bytes (4 GiB). A buffer resource on the GPU
+/// The largest buffer a launch may have, in bytes (4 GiB). A buffer resource on the GPU
 /// addresses at most this much, and the limit keeps a typo such as `f32[10000000000]` from
-/// exhausting the host's memory.
+/// exhausting the host's memory. [`buffer_bytes`] is the one place that checks it.
 pub const MAX_BUFFER_BYTES: usize = 1 << 32;
+
+/// The size in bytes of a buffer of `len` elements of `ty`, checked against
+/// [`MAX_BUFFER_BYTES`]: every buffer size that comes from input (`TYPE[N]`, `check --len` and
+/// its default, the grid's work-item count) passes here before anything is allocated.
+pub fn buffer_bytes(ty: ScalarType, len: u64) -> Result<usize, LaunchError> {
+    match len.checked_mul(ty.size() as u64) {
+        Some(bytes) if bytes <= MAX_BUFFER_BYTES as u64 => Ok(bytes as usize),
+        _ => Err(LaunchError::TooLarge { ty, len }),
+    }
+}
 
 /// An error in a launch description. Each message quotes the text it is about.
 #[derive(Debug, Error)]
@@ -77,6 +87,27 @@ pub enum LaunchError {
         /// Why it cannot be read.
         #[source]
         source: std::io::Error,
+    },
+    /// A buffer is larger than [`MAX_BUFFER_BYTES`].
+    #[error("{ty}[{len}] is larger than the 4 GiB limit")]
+    TooLarge {
+        /// The element type.
+        ty: ScalarType,
+        /// The number of elements.
+        len: u64,
+    },
+    /// A `file=PATH` buffer's file is longer than the buffer (it may be endless, as
+    /// `/dev/zero`: reading stops one byte past the buffer's size).
+    #[error("'{}' has more than {expected} bytes, but {ty}[{len}] needs {expected} bytes", path.display())]
+    FileTooLong {
+        /// The file.
+        path: PathBuf,
+        /// The buffer's element type.
+        ty: ScalarType,
+        /// The buffer's length in elements.
+        len: usize,
+        /// The buffer's size in bytes.
+        expected: u64,
     },
     /// A `file=PATH` buffer's file does not have the buffer's size.
     #[error("'{}' has {actual} bytes, but {ty}[{len}] needs {expected} bytes", path.display())]
@@ -158,6 +189,39 @@ impl ScalarType {
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
         }
+    }
+
+    /// The OpenCL C name of the type, as clang writes it in a kernel argument's `.type_name`
+    /// metadata (`float`, `uint`, ...; a buffer's is this name followed by `*`).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            ScalarType::I32 => "int",
+            ScalarType::U32 => "uint",
+            ScalarType::I64 => "long",
+            ScalarType::U64 => "ulong",
+            ScalarType::F16 => "half",
+            ScalarType::F32 => "float",
+            ScalarType::F64 => "double",
+        }
+    }
+
+    /// The type of a `.type_name` (the inverse of [`ScalarType::c_name`], with C's long
+    /// spellings `unsigned int` and `unsigned long`), and whether it names a pointer (`float*`).
+    /// OpenCL's `char` and `short` (1 and 2 bytes) read as `int`, their unsigned forms as
+    /// `uint`: a launch gives them as 32-bit values that must fit.
+    pub fn from_c_name(name: &str) -> Option<(ScalarType, bool)> {
+        let (name, pointer) = match name.trim().strip_suffix('*') {
+            Some(pointee) => (pointee.trim(), true),
+            None => (name.trim(), false),
+        };
+        let name = name.strip_prefix("const ").unwrap_or(name);
+        let ty = match name {
+            "char" | "short" => ScalarType::I32,
+            "uchar" | "unsigned char" | "ushort" | "unsigned short" | "unsigned int" => ScalarType::U32,
+            "unsigned long" => ScalarType::U64,
+            _ => *ScalarType::ALL.iter().find(|t| t.c_name() == name)?,
+        };
+        Some((ty, pointer))
     }
 
     /// The size of one value in bytes.
@@ -482,10 +546,7 @@ impl ArgSpec {
                 return Err(err(format!("the length in TYPE[N] must be a decimal integer, not '{len}'")));
             }
             let len: usize = len.parse().map_err(|_| err(format!("buffer length '{len}' is too large")))?;
-            match len.checked_mul(ty.size()) {
-                Some(bytes) if bytes <= MAX_BUFFER_BYTES => {}
-                _ => return Err(err(format!("{ty}[{len}] is larger than the 4 GiB limit"))),
-            }
+            buffer_bytes(ty, len as u64).map_err(|e| err(e.to_string()))?;
             let init = match tail.split_once('=') {
                 None if tail == "zeros" => BufferInit::Zeros,
                 None if tail == "iota" => BufferInit::Iota,
@@ -548,9 +609,17 @@ impl ArgSpec {
             return Err(LaunchError::NotABuffer { spec: self.to_string() });
         };
         let (ty, len) = (*ty, *len);
-        let expected = len * ty.size(); // cannot overflow: checked against MAX_BUFFER_BYTES by parse
+        let expected = buffer_bytes(ty, len as u64)?;
         if let BufferInit::File(path) = init {
-            let bytes = std::fs::read(path).map_err(|source| LaunchError::Io { path: path.clone(), source })?;
+            use std::io::Read;
+            let io = |source| LaunchError::Io { path: path.clone(), source };
+            // At most one byte more than the buffer: a longer file (or an endless one, as
+            // /dev/zero) is an error without being read whole.
+            let mut bytes = Vec::new();
+            std::fs::File::open(path).and_then(|f| f.take(expected as u64 + 1).read_to_end(&mut bytes)).map_err(io)?;
+            if bytes.len() > expected {
+                return Err(LaunchError::FileTooLong { path: path.clone(), ty, len, expected: expected as u64 });
+            }
             if bytes.len() != expected {
                 return Err(LaunchError::FileSize {
                     path: path.clone(),
@@ -689,15 +758,16 @@ pub fn emulate(
 }
 
 /// Runs `kernel` of `module` on the reference interpreter with `params` (each buffer in fresh
-/// memory, each value as its little-endian bits): the memory afterwards and each parameter's
-/// bits (a buffer's address in that memory).
+/// memory, each value as its little-endian bits) and `options`: the memory afterwards and each
+/// parameter's bits (a buffer's address in that memory).
 pub fn interpret(
     module: &frontend_ir::Module,
     kernel: frontend_ir::FuncId,
     launch: &frontend_ir::interp::Launch,
+    options: &frontend_ir::interp::Options,
     params: Vec<ParamValue>,
 ) -> Result<(frontend_ir::interp::GlobalMemory, Vec<u64>), frontend_ir::interp::InterpError> {
-    use frontend_ir::interp::{run_kernel, GlobalMemory, Options};
+    use frontend_ir::interp::{run_kernel, GlobalMemory};
     let mut memory = GlobalMemory::new();
     let bits: Vec<u64> = params
         .into_iter()
@@ -706,7 +776,7 @@ pub fn interpret(
             ParamValue::Value(bytes) => le_bits(&bytes),
         })
         .collect();
-    run_kernel(module, kernel, launch, &bits, &mut memory, &Options::default())?;
+    run_kernel(module, kernel, launch, &bits, &mut memory, options)?;
     Ok((memory, bits))
 }
 
@@ -805,6 +875,19 @@ mod tests {
         }
         assert_eq!([I32, U32, I64, U64, F16, F32, F64].map(ScalarType::size), [4, 4, 8, 8, 2, 4, 8]);
         assert_eq!(msg("i8".parse::<ScalarType>()), "unknown type 'i8' (expected one of i32 u32 i64 u64 f16 f32 f64)");
+    }
+
+    #[test]
+    fn c_names_read_back() {
+        for ty in ScalarType::ALL {
+            assert_eq!(ScalarType::from_c_name(ty.c_name()), Some((ty, false)));
+            assert_eq!(ScalarType::from_c_name(&format!("{}*", ty.c_name())), Some((ty, true)));
+        }
+        assert_eq!(ScalarType::from_c_name("unsigned int"), Some((U32, false)));
+        assert_eq!(ScalarType::from_c_name("const float *"), Some((F32, true)));
+        assert_eq!(ScalarType::from_c_name("short"), Some((I32, false)));
+        assert_eq!(ScalarType::from_c_name("float4"), None);
+        assert_eq!(ScalarType::from_c_name("image2d_t"), None);
     }
 
     #[test]
@@ -959,6 +1042,19 @@ mod tests {
             msg(ArgSpec::parse("f32[4]:rand=-1")),
             "invalid argument 'f32[4]:rand=-1': the seed of rand=SEED must be a decimal or 0x-hex u64, not '-1'"
         );
+    }
+
+    /// Buffers built in code (as `check` builds its random ones) meet the same limit as parsed
+    /// ones, before anything is allocated.
+    #[test]
+    fn buffer_sizes_are_checked_in_one_place() {
+        assert_eq!(buffer_bytes(F64, 1 << 29).unwrap(), MAX_BUFFER_BYTES);
+        assert_eq!(msg(buffer_bytes(F64, (1 << 29) + 1)), "f64[536870913] is larger than the 4 GiB limit");
+        assert_eq!(msg(buffer_bytes(F16, u64::MAX)), "f16[18446744073709551615] is larger than the 4 GiB limit");
+        for len in [10_000_000_000usize, 4_611_686_018_427_387_904, usize::MAX] {
+            let spec = ArgSpec::Buffer { ty: F32, len, init: BufferInit::Rand(0) };
+            assert_eq!(msg(spec.materialize()), format!("f32[{len}] is larger than the 4 GiB limit"));
+        }
     }
 
     #[test]
@@ -1133,6 +1229,15 @@ mod tests {
         assert_eq!(
             msg(spec("u32[3]").materialize()),
             format!("'{}' has 8 bytes, but u32[3] needs 12 bytes", path.display())
+        );
+        assert_eq!(
+            msg(spec("u32[1]").materialize()),
+            format!("'{}' has more than 4 bytes, but u32[1] needs 4 bytes", path.display())
+        );
+        #[cfg(unix)]
+        assert_eq!(
+            msg(ArgSpec::parse("u32[2]:file=/dev/zero").unwrap().materialize()),
+            "'/dev/zero' has more than 8 bytes, but u32[2] needs 8 bytes"
         );
         let missing = dir.join("missing.bin");
         let e = msg(ArgSpec::parse(&format!("f32[1]:file={}", missing.display())).unwrap().materialize());

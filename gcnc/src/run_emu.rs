@@ -1,12 +1,12 @@
 //! `gcnc run --device emu` and `--device gpu`: a `.gir` or `.gk` input is compiled for the
 //! command line's target first; a code object (`.o` or `.hsaco`, ours or anyone's) is loaded
 //! as it is. [`prepare`] turns the launch into parameter bytes once, for either device.
-//! Scalars take their type from the IR signature, or for a code object from the `TYPE:` of
-//! the argument or the metadata's `.type_name`.
+//! Scalars take their type from the `.gk` signature or the IR's, or for a code object from
+//! the metadata's `.type_name` (else the argument's `TYPE:`); buffers' element types are
+//! checked against the `.gk` signature or the metadata's `.type_name` (`float*`).
 
 use anyhow::{bail, Context, Result};
-use gcnc::compile::{compile, Options};
-use gcnc::ir::Module;
+use gcnc::compile::Options;
 use gcnc::launch::{ArgSpec, ParamValue, ScalarType};
 use runtime_abi::metadata::{Arg, ValueKind};
 
@@ -14,8 +14,8 @@ use crate::cli::{split_lds, RunOpts};
 
 /// What the kernel's explicit arguments are, whichever the input was.
 enum Signature<'a> {
-    /// From the IR.
-    Ir(&'a Module, gcnc::ir::FuncId),
+    /// From the IR, with the `.gk` source's types when there is one.
+    Ir(&'a crate::source::Program, gcnc::ir::FuncId),
     /// From the code object's metadata.
     Metadata(Vec<Arg>),
 }
@@ -37,19 +37,20 @@ pub struct Prepared {
     pub wave_size: u32,
 }
 
-/// Compiles or loads the input and makes each `--arg` into its parameter's bytes.
+/// Compiles or loads the input and makes each `--arg` into its parameter's bytes, checked
+/// against the kernel's parameters: their count, pointer or not, and their types where the
+/// source or the metadata (`.type_name`) gives them; errors name the parameter.
 pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
     let path = &opts.input;
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
     let target = opts.target.target()?;
-    let module;
+    let source;
     let (bytes, signature, name) = if ext == "gir" || ext == "gk" {
-        module = crate::source::load_module(path)?;
-        let kernel = crate::run_interp::pick_kernel(&module, opts.kernel.as_deref())?;
-        let compiled = compile(&module, &target, &Options::default())
-            .with_context(|| format!("compiling '{}' for {}", path.display(), target.id))?;
-        let name = module.functions[kernel].name.clone();
-        (compiled.shared(), Signature::Ir(&module, kernel), name)
+        source = crate::source::load(path)?;
+        let kernel = source.kernel(opts.kernel.as_deref())?;
+        let compiled = source.compile(&target, &Options::default())?;
+        let name = source.module.functions[kernel].name.clone();
+        (compiled.shared(), Signature::Ir(&source, kernel), name)
     } else {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
         let program = emu::load(&bytes).with_context(|| format!("loading '{}'", path.display()))?;
@@ -68,7 +69,7 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
     let program = emu::load(&bytes).with_context(|| format!("loading the code object of '{}'", path.display()))?;
     let (specs, dyn_shared_bytes) = split_lds(&opts.args);
     let count = match &signature {
-        Signature::Ir(m, k) => m.functions[*k].signature.params.len(),
+        Signature::Ir(p, k) => p.module.functions[*k].signature.params.len(),
         Signature::Metadata(args) => args.len(),
     };
     if specs.len() != count {
@@ -76,22 +77,34 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
     }
     let mut params = Vec::with_capacity(count);
     for (index, spec) in specs.iter().enumerate() {
-        let context = || format!("parameter {index} of {name}");
+        let context = || match &signature {
+            Signature::Ir(p, _) => p.describe_param(&name, index),
+            Signature::Metadata(a) => match &a[index].name {
+                Some(param) => format!("parameter {index} ({param}) of {name}"),
+                None => format!("parameter {index} of {name}"),
+            },
+        };
         let is_pointer = match &signature {
-            Signature::Ir(m, k) => m.functions[*k].signature.params[index].is_ptr(),
+            Signature::Ir(p, k) => p.module.functions[*k].signature.params[index].is_ptr(),
             Signature::Metadata(a) => a[index].value_kind == ValueKind::GlobalBuffer,
         };
         if is_pointer {
             if !spec.is_buffer() {
                 bail!("{}: a pointer parameter needs a buffer, TYPE[N]:INIT, not '{spec}'", context());
             }
+            match &signature {
+                Signature::Ir(p, _) => p.check_buffer(&name, index, spec),
+                Signature::Metadata(a) => metadata_buffer(spec, &a[index]),
+            }
+            .with_context(context)?;
             params.push(ParamValue::Buffer(spec.materialize().with_context(context)?));
             continue;
         }
         let value = match &signature {
-            Signature::Ir(m, k) => {
-                let ty = m.functions[*k].signature.params[index];
-                let bits = crate::run_interp::scalar_bits(spec, ty).with_context(context)?;
+            Signature::Ir(p, k) => {
+                let ty = p.module.functions[*k].signature.params[index];
+                let source = p.scalar_type(&name, index);
+                let bits = crate::run_interp::typed_scalar_bits(spec, ty, source).with_context(context)?;
                 let size = ty.bytes().unwrap_or(4) as usize;
                 bits.to_le_bytes()[..size].to_vec()
             }
@@ -109,7 +122,9 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
 pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     let mut prepared = prepare(opts)?;
     let name = &prepared.name;
-    let options = emu::Options { wave_size: Some(prepared.wave_size), ..emu::Options::default() };
+    let defaults = emu::Options::default();
+    let step_limit = opts.step_limit.unwrap_or(defaults.step_limit);
+    let options = emu::Options { wave_size: Some(prepared.wave_size), step_limit, ..defaults };
     gcnc::launch::emulate(&prepared.program, name, &prepared.launch, &options, &mut prepared.params)
         .with_context(|| format!("running {name} on the emulator"))?;
     Ok(prepared.params.into_iter().map(ParamValue::into_buffer).collect())
@@ -129,28 +144,31 @@ pub fn run_gpu(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     Ok(prepared.params.into_iter().map(ParamValue::into_buffer).collect())
 }
 
-/// A by-value argument of a code object: typed by the spec, or by the metadata's
-/// `.type_name` when it names a C scalar type; its size must match the metadata's, except that
+/// Checks a buffer argument's element type against the metadata's `.type_name` (`float*`),
+/// when it names one.
+fn metadata_buffer(spec: &ArgSpec, arg: &Arg) -> Result<()> {
+    let declared = arg.type_name.as_deref().and_then(ScalarType::from_c_name);
+    match (spec, declared) {
+        (ArgSpec::Buffer { ty, .. }, Some((elem, true))) if *ty != elem => bail!(
+            "the kernel's parameter is a buffer of {elem} ('{}'), the launch gives '{spec}'",
+            arg.type_name.as_deref().unwrap_or_default()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// A by-value argument of a code object: typed by the metadata's `.type_name` when it names a
+/// C scalar type (a different written type is an error), else by the spec; its size must match the metadata's, except that
 /// a 1- or 2-byte integer argument (`char`, `short`) takes an i32 or u32 value that fits.
 fn metadata_scalar(spec: &ArgSpec, arg: &Arg) -> Result<Vec<u8>> {
-    // OpenCL's char and short arguments (1 and 2 bytes) are written as i32 or u32 values that
-    // must fit.
-    let from_metadata = match arg.type_name.as_deref().map(|t| t.trim_end_matches('*').trim()) {
-        Some("float") => Some(ScalarType::F32),
-        Some("double") => Some(ScalarType::F64),
-        Some("half") => Some(ScalarType::F16),
-        Some("int" | "char" | "short") => Some(ScalarType::I32),
-        Some("uint" | "unsigned int" | "uchar" | "unsigned char" | "ushort" | "unsigned short") => {
-            Some(ScalarType::U32)
-        }
-        Some("long") => Some(ScalarType::I64),
-        Some("ulong" | "unsigned long") => Some(ScalarType::U64),
-        _ => None,
-    };
-    let declared = match spec {
+    let from_metadata =
+        arg.type_name.as_deref().and_then(ScalarType::from_c_name).filter(|&(_, pointer)| !pointer).map(|(t, _)| t);
+    // The metadata's type, when it gives one, is the parameter's: a different written type is
+    // an error (scalar_bits says which).
+    let declared = from_metadata.or(match spec {
         ArgSpec::Scalar { ty: Some(t), .. } => Some(*t),
-        _ => from_metadata,
-    };
+        _ => None,
+    });
     let (ty, bits) = spec.scalar_bits(declared)?;
     let size = arg.size as usize;
     let narrow_int = matches!(ty, ScalarType::I32 | ScalarType::U32) && (size == 1 || size == 2);

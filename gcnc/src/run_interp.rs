@@ -12,7 +12,7 @@ use crate::cli::RunOpts;
 pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     let program = crate::source::load(&opts.input)?;
     let module = &program.module;
-    let kernel = pick_kernel(module, opts.kernel.as_deref())?;
+    let kernel = program.kernel(opts.kernel.as_deref())?;
     let func = &module.functions[kernel];
     let (specs, dyn_shared_bytes) = crate::cli::split_lds(&opts.args);
     if specs.len() != func.signature.params.len() {
@@ -29,12 +29,12 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     let mut buffers = Vec::with_capacity(specs.len());
     for (index, (spec, &ty)) in specs.iter().zip(&func.signature.params).enumerate() {
         let source = program.scalar_type(&func.name, index);
-        let shown = source.map_or_else(|| ty.to_string(), |t| t.to_string());
-        let context = || format!("parameter {index} of @{} ({shown})", func.name);
+        let context = || program.describe_param(&func.name, index);
         if ty.is_ptr() {
             if !spec.is_buffer() {
                 bail!("{}: a pointer parameter needs a buffer, TYPE[N]:INIT, not '{spec}'", context());
             }
+            program.check_buffer(&func.name, index, spec).with_context(context)?;
             let addr = memory.alloc(spec.materialize().with_context(context)?);
             args.push(addr);
             buffers.push(Some(addr));
@@ -45,7 +45,9 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     }
     let wave_size = opts.target.target()?.wave_size;
     let launch = Launch { grid: opts.grid, block: opts.block, wave_size, dyn_shared_bytes };
-    run_kernel(module, kernel, &launch, &args, &mut memory, &Options::default())
+    let defaults = Options::default();
+    let options = Options { step_limit: opts.step_limit.unwrap_or(defaults.step_limit), ..defaults };
+    run_kernel(module, kernel, &launch, &args, &mut memory, &options)
         .with_context(|| format!("running @{} on the reference interpreter", func.name))?;
     Ok(buffers
         .into_iter()

@@ -1,11 +1,15 @@
-//! Reading a program from the command line's input file: `.gir` is parsed, `.gk` is compiled
-//! by the kernel language's front end (`lang`). Errors are printed with their source line and
-//! caret, every one of them for `.gk`, and the command fails with exit status 1.
+//! Reading a program from the command line's input file: `.gir` is parsed and verified, `.gk`
+//! is compiled by the kernel language's front end (`lang`). Errors are printed with their
+//! file, line and column, the source line and a caret: every error of `.gk`, the parse error
+//! or every verifier error of `.gir` (at the instruction, block or function), a file that is
+//! not UTF-8 (at its first invalid byte), and the backend's errors, at the kernel they are
+//! about ([`Program::compile`]). The command then fails with exit status 1.
 
 use anyhow::{bail, Context, Result};
-use gcnc::ir::parser::parse_module;
+use gcnc::ir::parser::{parse_module_located, render_at, Locations};
+use gcnc::ir::verifier::verify_module;
 use gcnc::ir::Module;
-use gcnc::launch::ScalarType;
+use gcnc::launch::{ArgSpec, ScalarType};
 use std::path::Path;
 
 use crate::cli::Reported;
@@ -17,17 +21,71 @@ pub struct Program {
     pub module: Module,
     /// The kernels' source signatures (empty for `.gir`).
     pub signatures: Vec<lang::KernelSignature>,
+    /// The file's name as given, its text, and for `.gir` where each entity is written.
+    name: String,
+    src: String,
+    locations: Option<Locations>,
 }
 
 impl Program {
     /// The source type of parameter `index` of kernel `kernel`, when it is a scalar of a `.gk`
     /// kernel: the type an untyped `--arg VALUE` takes.
     pub fn scalar_type(&self, kernel: &str, index: usize) -> Option<ScalarType> {
-        let sig = self.signatures.iter().find(|s| s.name == kernel)?;
-        match sig.params.get(index)?.1 {
+        match self.param(kernel, index)?.1 {
             lang::ParamType::Scalar(t) => t.name().parse().ok(),
             lang::ParamType::Buffer { .. } => None,
         }
+    }
+
+    /// How a message names parameter `index` of `kernel`: `parameter 1 (x) of saxpy`, with
+    /// the source name when there is one.
+    pub fn describe_param(&self, kernel: &str, index: usize) -> String {
+        match self.param(kernel, index) {
+            Some((name, _)) => format!("parameter {index} ({name}) of {kernel}"),
+            None => format!("parameter {index} of @{kernel}"),
+        }
+    }
+
+    /// Checks a buffer argument's element type against the `.gk` signature, which the IR's
+    /// untyped pointers do not carry.
+    pub fn check_buffer(&self, kernel: &str, index: usize, spec: &ArgSpec) -> Result<()> {
+        let Some((_, lang::ParamType::Buffer { elem, .. })) = self.param(kernel, index) else { return Ok(()) };
+        match (spec, elem.name().parse::<ScalarType>()) {
+            (ArgSpec::Buffer { ty, .. }, Ok(declared)) if *ty != declared => {
+                bail!("the kernel's parameter is a buffer of {declared}, the launch gives '{spec}'")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Compiles the module (see [`gcnc::compile`]); an error is printed at the kernel it is
+    /// about, or names the file.
+    pub fn compile(&self, target: &gcnc::Target, options: &gcnc::Options) -> Result<gcnc::Compiled> {
+        gcnc::compile(&self.module, target, options)
+            .map_err(|e| self.located(format!("compiling for {}: {e}", target.id), e.kernel()))
+    }
+
+    /// An error about `kernel` (or the whole file): printed at the kernel's definition when
+    /// the source says where it is, else naming the file.
+    pub fn located(&self, message: String, kernel: Option<&str>) -> anyhow::Error {
+        if let Some(sig) = self.signatures.iter().find(|s| Some(s.name.as_str()) == kernel) {
+            let diagnostic = lang::Diagnostic::new(sig.span, message);
+            eprint!("{}", lang::Diagnostics::new(&self.name, vec![diagnostic]).render(&self.src));
+        } else if let Some(at) = kernel.and_then(|k| self.locations.as_ref()?.function(&self.module, k)) {
+            eprint!("{}", render_at(&self.src, &self.name, at, 1, &message));
+        } else {
+            return anyhow::anyhow!("{}: {message}", self.name);
+        }
+        Reported.into()
+    }
+
+    /// The kernel named `name`, or the only kernel; an error names the file.
+    pub fn kernel(&self, name: Option<&str>) -> Result<gcnc::ir::FuncId> {
+        crate::run_interp::pick_kernel(&self.module, name).with_context(|| format!("'{}'", self.name))
+    }
+
+    fn param(&self, kernel: &str, index: usize) -> Option<&(String, lang::ParamType)> {
+        self.signatures.iter().find(|s| s.name == kernel)?.params.get(index)
     }
 }
 
@@ -38,25 +96,35 @@ pub fn load(path: &Path) -> Result<Program> {
         Some("gk") => true,
         _ => bail!("'{}': expected textual IR (.gir) or a kernel-language file (.gk)", path.display()),
     };
-    let src = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
     let name = path.display().to_string();
+    let src = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let text = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
+        let line = text.matches('\n').count() + 1;
+        let column = text.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+        let byte = e.as_bytes()[valid];
+        anyhow::anyhow!("{name}:{line}:{column}: the file is not UTF-8 (byte {byte:#04x} at offset {valid})")
+    })?;
     if kernel_language {
         let compiled = lang::compile(&src, &name).map_err(|d| {
             eprint!("{}", d.render(&src));
             anyhow::Error::from(Reported)
         })?;
-        return Ok(Program { module: compiled.module, signatures: compiled.kernels });
+        return Ok(Program { module: compiled.module, signatures: compiled.kernels, name, src, locations: None });
     }
-    let module = parse_module(&src).map_err(|e| {
+    let (module, locations) = parse_module_located(&src).map_err(|e| {
         eprint!("{}", e.render(&src, &name));
         anyhow::Error::from(Reported)
     })?;
-    Ok(Program { module, signatures: Vec::new() })
-}
-
-/// Reads `path` as a module (see [`load`]).
-pub fn load_module(path: &Path) -> Result<Module> {
-    Ok(load(path)?.module)
+    if let Err(errors) = verify_module(&module) {
+        for e in &errors.0 {
+            let at = locations.of_error(&module, e).unwrap_or((1, 1));
+            eprint!("{}", render_at(&src, &name, at, 1, &e.to_string()));
+        }
+        return Err(Reported.into());
+    }
+    Ok(Program { module, signatures: Vec::new(), name, src, locations: Some(locations) })
 }
 
 #[cfg(test)]

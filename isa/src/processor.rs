@@ -369,6 +369,19 @@ impl Processor {
         }
     }
 
+    /// The most scratch (private segment) bytes one wave can have: the largest value of
+    /// COMPUTE_TMPRING_SIZE.WAVESIZE, a 13-bit count of 1 KiB units through GFX10, 15 bits of
+    /// 256-byte units on GFX11 and 18 bits of 256-byte units on GFX12 (LLVM's
+    /// `getMaxWaveScratchSize`). A kernel's `private_segment_fixed_size` times its wave size
+    /// must fit.
+    pub fn max_wave_scratch_bytes(&self) -> u64 {
+        match self.generation {
+            Generation::Gfx9 | Generation::Gfx10 => 1024 * ((1 << 13) - 1),
+            Generation::Gfx11 => 256 * ((1 << 15) - 1),
+            Generation::Gfx12 => 256 * ((1 << 18) - 1),
+        }
+    }
+
     /// Whether SGPR use bounds occupancy (GFX9; GFX10+ gives every wave its SGPRs).
     pub fn sgprs_limit_occupancy(&self) -> bool {
         self.generation == Generation::Gfx9

@@ -48,6 +48,11 @@ pub struct FnDecl {
     /// From the keyword to the end of the parameter list (where errors about the whole
     /// function point).
     pub head_span: Span,
+    /// Syntax nodes in the body: the item's size, before inlining.
+    pub nodes: u32,
+    /// The depth of the body's syntax tree: nested blocks and `else if` arms plus the depth of
+    /// an expression in them, before inlining.
+    pub depth: u32,
 }
 
 /// `#[name(args)]`.

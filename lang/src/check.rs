@@ -76,6 +76,9 @@ pub struct Local {
 /// What the checker found, keyed by node id; the lowering reads it.
 #[derive(Clone, Debug, Default)]
 pub struct Typed {
+    /// Each call of a helper function: the calling item, the called item (indices into the
+    /// file's items) and the call's span.
+    pub calls: Vec<(usize, usize, Span)>,
     /// The type of each expression (indexed by node id; [`Ty::Error`] for other nodes).
     pub expr_ty: Vec<Ty>,
     /// What each name expression (and each geometry field) refers to.
@@ -118,7 +121,6 @@ pub fn check(src: &str, file: &SourceFile) -> (Typed, Vec<Diagnostic>) {
         current: 0,
         loop_depth: 0,
         shared_bytes: 0,
-        call_edges: Vec::new(),
     };
     c.run();
     (c.out, c.errors)
@@ -137,8 +139,6 @@ struct Checker<'a> {
     loop_depth: u32,
     /// Shared bytes declared so far in the current kernel.
     shared_bytes: u64,
-    /// Calls of helpers: caller item, callee item, call site.
-    call_edges: Vec<(usize, usize, Span)>,
 }
 
 /// Whether an expression's type comes from its context: an unsuffixed literal, or an
@@ -467,7 +467,7 @@ impl<'a> Checker<'a> {
     fn check_recursion(&mut self) {
         let n = self.file.items.len();
         let mut edges: Vec<Vec<(usize, Span)>> = vec![Vec::new(); n];
-        for &(from, to, span) in &self.call_edges {
+        for &(from, to, span) in &self.out.calls {
             edges[from].push((to, span));
         }
         // 0 = unvisited, 1 = on the stack, 2 = done. Iterative depth-first search.
@@ -1430,7 +1430,7 @@ impl<'a> Checker<'a> {
         if !self.arity(e, name, args, &expected, args.len() == n) {
             return Ty::Error;
         }
-        self.call_edges.push((self.current, index, e.span));
+        self.out.calls.push((self.current, index, e.span));
         for (arg, p) in args.iter().zip(&callee.params) {
             match &p.ty.kind {
                 TypeExprKind::Scalar(t) => self.expect_ty(arg, *t, None),

@@ -3,7 +3,8 @@
 //!
 //! The phases, one module each: [`lexer`] (text to tokens), [`parser`] (tokens to the
 //! [`ast`], recovering after errors), [`check`] (names, types and rules, into side tables),
-//! [`lower`] (to IR through the builder, helper functions inlined), with [`types`] and
+//! [`inline_budget`] (the size and depth of each kernel after inlining, bounded), [`lower`]
+//! (to IR through the builder, helper functions inlined), with [`types`] and
 //! [`builtins`] as the shared vocabulary and [`diagnostics`] for errors: each with a span, a
 //! message and where possible a fix, rendered with the source line and a caret. The phases
 //! run in order and stop before lowering if any error was found; no input makes them panic.
@@ -24,6 +25,7 @@ pub mod ast;
 pub mod builtins;
 pub mod check;
 pub mod diagnostics;
+pub mod inline_budget;
 pub mod lexer;
 pub mod lower;
 pub mod parser;
@@ -40,6 +42,9 @@ use frontend_ir::Module;
 pub struct KernelSignature {
     /// The kernel's name (its IR function's name).
     pub name: String,
+    /// Where the kernel is written (its head, from `kernel` to the parameter list's end):
+    /// where errors about the whole kernel, e.g. from the backend, point.
+    pub span: Span,
     /// Each parameter's name and type, in order.
     pub params: Vec<(String, ParamType)>,
 }
@@ -73,6 +78,9 @@ pub fn compile(src: &str, file_name: &str) -> Result<Compiled, Diagnostics> {
     errors.extend(parse_errors);
     let (typed, check_errors) = check::check(src, &file);
     errors.extend(check_errors);
+    if errors.is_empty() {
+        errors.extend(inline_budget::check(&file, &typed));
+    }
     if !errors.is_empty() {
         return Err(Diagnostics::new(file_name, errors));
     }
@@ -88,6 +96,7 @@ pub fn compile(src: &str, file_name: &str) -> Result<Compiled, Diagnostics> {
         .filter(|item| item.is_kernel)
         .map(|item| KernelSignature {
             name: item.name.name.clone(),
+            span: item.head_span,
             params: item
                 .params
                 .iter()

@@ -4,8 +4,12 @@
 //! It never stops at the first error. A statement that does not parse is reported and skipped
 //! up to its `;`, the `}` that closes its block, or the next token that starts a statement; an
 //! item that does not parse is skipped up to the next `kernel`, `fn` or `#`. So one file gets
-//! one diagnostic per broken statement. Nesting is bounded ([`MAX_DEPTH`]): deeper input is an
-//! error, never a stack overflow in this or a later phase.
+//! one diagnostic per broken statement. Nesting as written (blocks, parentheses, operands of
+//! unary operators, arguments) is bounded by [`MAX_DEPTH`]; the syntax tree's depth, which
+//! chains such as `a + b + c` and `else if` arms add to one level per link, by [`MAX_CHAIN`].
+//! Deeper input is an error, never a stack overflow in this or a later phase (which walk the
+//! tree recursively). Each item records its size and depth ([`FnDecl::nodes`],
+//! [`FnDecl::depth`]) for the inlining budget.
 //!
 //! Operator precedence, loosest first, as in Rust: `||`, `&&`, comparisons (not chainable),
 //! `|`, `^`, `&`, `<< >>`, `+ -`, `* / %`, `as`, unary `- ! &`, then indexing, fields and calls.
@@ -18,10 +22,24 @@ use crate::types::ScalarTy;
 /// The deepest nesting of expressions, and separately of blocks, that the parser accepts.
 pub const MAX_DEPTH: u32 = 200;
 
+/// The deepest syntax tree of an expression, and the longest chain of `else if` arms, that
+/// the parser accepts: a chain of binary operators or `else if`s nests the tree one level per
+/// link without nesting the text.
+pub const MAX_CHAIN: u32 = 2000;
+
 /// Parses a token list (from [`crate::lexer::lex`]) into a file and the errors found.
 pub fn parse(tokens: Vec<Token>) -> (SourceFile, Vec<Diagnostic>) {
-    let mut p =
-        Parser { toks: tokens, pos: 0, next_id: 0, errors: Vec::new(), block_depth: 0, nest: 0, too_deep: false };
+    let mut p = Parser {
+        toks: tokens,
+        pos: 0,
+        next_id: 0,
+        errors: Vec::new(),
+        block_depth: 0,
+        else_ifs: 0,
+        nest: 0,
+        deepest: 0,
+        too_deep: false,
+    };
     let items = p.file();
     (SourceFile { items, node_count: p.next_id }, p.errors)
 }
@@ -37,8 +55,13 @@ struct Parser {
     next_id: u32,
     errors: Vec<Diagnostic>,
     block_depth: u32,
+    /// How many `else if` arms the current statement is in.
+    else_ifs: u32,
     /// How deep the parser is in expressions and types (recursive calls).
     nest: u32,
+    /// The deepest syntax tree of the current item so far: statements (blocks and `else if`
+    /// arms) plus the depth of an expression in them.
+    deepest: u32,
     /// A nesting error was reported: report no more of them (one is enough per file).
     too_deep: bool,
 }
@@ -212,18 +235,25 @@ impl Parser {
 
     /// Reports the nesting limit once per file.
     fn too_deep(&mut self, span: Span) -> Reported {
+        self.too_deep_because(span, format!("the program nests deeper than {MAX_DEPTH} levels"))
+    }
+
+    /// Reports a nesting limit once per file, with `message`.
+    fn too_deep_because(&mut self, span: Span, message: String) -> Reported {
         if !self.too_deep {
             self.too_deep = true;
-            self.error(span, format!("the program nests deeper than {MAX_DEPTH} levels")).help =
-                Some("split the expression or the block into smaller pieces".to_string());
+            self.error(span, message).help = Some("split the expression or the block into smaller pieces".to_string());
         }
         Reported
     }
 
     fn expr_node(&mut self, kind: ExprKind, span: Span, depth: u32) -> PResult<Expr> {
-        if depth > MAX_DEPTH {
-            return Err(self.too_deep(span));
+        if depth > MAX_CHAIN {
+            let message =
+                format!("the expression is more than {MAX_CHAIN} levels deep (each operator of a chain is one)");
+            return Err(self.too_deep_because(span, message));
         }
+        self.deepest = self.deepest.max(self.block_depth + self.else_ifs + depth);
         Ok(Expr { id: self.id(), kind, span, depth })
     }
 
@@ -297,8 +327,11 @@ impl Parser {
         let close = self.expect(P::RParen)?;
         let ret = if self.eat(P::Arrow) { Some(self.ty()?) } else { None };
         let head_span = head_start.to(ret.as_ref().map_or(close, |t| t.span));
+        let first_id = self.next_id;
+        self.deepest = 0;
         let body = self.block()?;
-        Ok(FnDecl { is_kernel, attrs, name, params, ret, body, head_span })
+        let (nodes, depth) = (self.next_id - first_id, self.deepest);
+        Ok(FnDecl { is_kernel, attrs, name, params, ret, body, head_span, nodes, depth })
     }
 
     fn attr(&mut self) -> PResult<Attr> {
@@ -381,6 +414,7 @@ impl Parser {
             return Err(self.too_deep(open));
         }
         self.block_depth += 1;
+        self.deepest = self.deepest.max(self.block_depth + self.else_ifs);
         let mut stmts = Vec::new();
         loop {
             match self.tok() {
@@ -550,13 +584,13 @@ impl Parser {
         let els = if self.at_kw(Kw::Else) {
             self.bump();
             if self.at_kw(Kw::If) {
-                if self.block_depth >= MAX_DEPTH {
+                if self.else_ifs >= MAX_CHAIN {
                     let span = self.span();
-                    return Err(self.too_deep(span));
+                    return Err(self.too_deep_because(span, format!("more than {MAX_CHAIN} `else if` arms in a row")));
                 }
-                self.block_depth += 1;
+                self.else_ifs += 1;
                 let inner = self.if_stmt();
-                self.block_depth -= 1;
+                self.else_ifs -= 1;
                 let inner = inner?;
                 Some(Block { span: inner.span, stmts: vec![inner] })
             } else {
@@ -789,6 +823,27 @@ mod tests {
         assert_eq!(file.items.iter().map(|i| i.name.name.as_str()).collect::<Vec<_>>(), ["k", "ok"]);
     }
 
+    /// The nesting limit counts nesting, not the length of a chain: a chain of operators or of
+    /// `else if` arms runs to [`MAX_CHAIN`] links, which every later phase walks, in a thread
+    /// with a quarter of the main thread's stack.
+    #[test]
+    fn chains_are_not_nesting() {
+        let n = MAX_CHAIN as usize - 2;
+        let sum = format!("kernel k(x: &mut [u32], n: u32) {{ x[0] = n{}; }}", " + n".repeat(n));
+        let all = format!("kernel k(x: &mut [u32], n: u32) {{ if n > 0{} {{ x[0] = 1; }} }}", " && n > 1".repeat(n));
+        let arms: String = (0..n).map(|i| format!(" else if n == {i} {{ x[0] = {i}; }}")).collect();
+        let arms = format!("kernel k(x: &mut [u32], n: u32) {{ if n == 0 {{ x[0] = 0; }}{arms} }}");
+        for src in [sum, all, arms] {
+            let compiled = std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn(move || crate::compile(&src, "chain.gk").map(|c| c.module.functions.len()))
+                .unwrap()
+                .join()
+                .unwrap();
+            assert_eq!(compiled.map_err(|d| d.list[0].message.clone()), Ok(1));
+        }
+    }
+
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = format!("kernel k() {{ let x = {}1{}; }}", "(".repeat(5000), ")".repeat(5000));
@@ -797,7 +852,11 @@ mod tests {
         assert!(errors[0].contains("nests deeper than"), "{errors:?}");
         let long = format!("kernel k() {{ let x = 1{}; }}", " + 1".repeat(5000));
         let (_, errors) = parse_src(&long);
-        assert!(errors[0].contains("nests deeper than"), "{errors:?}");
+        assert_eq!(errors, ["1:22: the expression is more than 2000 levels deep (each operator of a chain is one)"]);
+        let arms = format!("kernel k() {{ if true {{ }}{} }}", " else if true { }".repeat(MAX_CHAIN as usize + 1));
+        let (_, errors) = parse_src(&arms);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("more than 2000 `else if` arms in a row"), "{errors:?}");
         let blocks = format!("kernel k() {}{}", "{".repeat(5000), "}".repeat(5000));
         let (_, errors) = parse_src(&blocks);
         assert!(errors[0].contains("nests deeper than"), "{errors:?}");

@@ -162,6 +162,14 @@ string_enum! {
     }
 }
 
+impl ValueKind {
+    /// Whether this is a hidden argument, one the runtime fills (`hidden_*`), rather than one
+    /// of the kernel's own parameters.
+    pub fn is_hidden(&self) -> bool {
+        self.as_str().starts_with("hidden_")
+    }
+}
+
 impl HiddenArg {
     /// The metadata `.value_kind`.
     pub fn value_kind(self) -> ValueKind {

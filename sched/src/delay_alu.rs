@@ -280,7 +280,7 @@ pub struct DelayStats {
 /// (non-pseudo) instructions of the block, with its immediate.
 struct Insert {
     before: usize,
-    real: u16,
+    real: usize,
     imm: u16,
 }
 
@@ -291,7 +291,7 @@ fn run_block(insts: &mut Vec<Inst>, family: Family, state: &mut State, emit: boo
     // Whether the last insert still has a free second slot.
     let mut open = false;
     // Real instructions so far, for `instskip`.
-    let mut real: u16 = 0;
+    let mut real: usize = 0;
     // The last SGPR a VALU wrote: an SALU/SMEM instruction waits for it, hence for every VALU
     // at least as old.
     let mut last_sgpr_from_valu: Option<u16> = None;
@@ -376,8 +376,8 @@ fn place(inserts: &mut Vec<Insert>, open: bool, new: Insert, stats: &mut DelaySt
         let last = inserts.last_mut().expect("an open s_delay_alu");
         // Real instructions between the open s_delay_alu and the new one's.
         let skip = new.real - last.real;
-        if skip < MAX_SKIP {
-            last.imm |= new.imm << 7 | skip << 4;
+        if skip < usize::from(MAX_SKIP) {
+            last.imm |= new.imm << 7 | (skip as u16) << 4;
             stats.folded += 1;
             return false;
         }

@@ -7,6 +7,8 @@ use frontend_ir::parser::parse_module;
 use frontend_ir::Module;
 use std::path::PathBuf;
 
+pub mod programs;
+
 /// The folder `tests/gir/<sub>` of the repository.
 pub fn gir_dir(sub: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("gir").join(sub)

@@ -209,8 +209,13 @@ fn compiled_kernels_match_the_interpreter() {
                 for &seed in if i == 0 { &SEEDS[..] } else { &SEEDS[..2] } {
                     let mut rng = Rng::new(seed + 100);
                     let args = inputs(&case, launch, &mut rng);
-                    let check_launch =
-                        CheckLaunch { grid: launch.grid, block: launch.block, dyn_shared_bytes: 0, seed };
+                    let check_launch = CheckLaunch {
+                        grid: launch.grid,
+                        block: launch.block,
+                        dyn_shared_bytes: 0,
+                        seed,
+                        step_limit: None,
+                    };
                     let what = format!(
                         "{} on {id} wave{wave}, grid {:?} block {:?}, seed {seed}",
                         case.name, launch.grid, launch.block

@@ -8,7 +8,7 @@
 //! The interpreter corpus (`tests/gir/interp`) is the positive side: every kernel there is
 //! valid and must verify.
 
-use frontend_ir::parser::parse_module;
+use frontend_ir::parser::{parse_module, parse_module_located, Locations};
 use frontend_ir::verifier::verify_module;
 use gcnc_tests::gir_files;
 
@@ -44,10 +44,40 @@ fn negative_files_fail_with_the_expected_error() {
             Err(errors) if !errors.to_string().contains(expected) => {
                 failures.push(format!("{name}: expected an error containing `{expected}`, got:\n{errors}"))
             }
-            Err(_) => {}
+            Err(errors) => {
+                let (_, locations) = parse_module_located(&src).expect("parsed above");
+                if let Some(problem) = misplaced(&src, &module, &locations, &errors.0[0]) {
+                    failures.push(format!("{name}: {problem}"));
+                }
+            }
         }
     }
     assert!(failures.is_empty(), "{} of {} files failed:\n\n{}", failures.len(), files.len(), failures.join("\n\n"));
+}
+
+/// Why the location of `error` is wrong, if it is: the text there must start with the
+/// instruction's result or opcode, the block's label, or the function's `@name`.
+fn misplaced(
+    src: &str,
+    module: &frontend_ir::Module,
+    locations: &Locations,
+    error: &frontend_ir::verifier::VerifierError,
+) -> Option<String> {
+    let Some((line, column)) = locations.of_error(module, error) else {
+        return Some(format!("`{error}` has no location"));
+    };
+    let text: String = src.lines().nth(line as usize - 1)?.chars().skip(column as usize - 1).collect();
+    let expected = match (&error.inst_text, error.block) {
+        // `%1 = fadd %0, %0` is written with the file's own value names: compare the opcode.
+        (Some(inst), _) => inst.split(" = ").last().unwrap_or(inst).split(' ').next().unwrap_or(inst).to_string(),
+        (None, Some(block)) => format!("block{}", block.as_u32()),
+        (None, None) => format!("@{}", error.func),
+    };
+    let found = match &error.inst_text {
+        Some(_) => text.split(" = ").last().unwrap_or(&text).to_string(),
+        None => text.clone(),
+    };
+    (!found.starts_with(&expected)).then(|| format!("`{error}` is located at {line}:{column}, `{text}`"))
 }
 
 #[test]

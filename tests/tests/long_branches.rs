@@ -78,7 +78,8 @@ fn far_branches_become_long_jumps_that_run_and_reassemble() {
         }
         for u in [0, 1] {
             let args = [CheckArg::Buffer { ty: Type::I32, bytes: vec![0; 4 * 64] }, CheckArg::Scalar(u)];
-            let launch = CheckLaunch { grid: [64, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed: 0 };
+            let launch =
+                CheckLaunch { grid: [64, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed: 0, step_limit: None };
             match check(&module, id, &target, &launch, &args) {
                 Ok(None) => {}
                 Ok(Some(m)) => panic!("{tag}, u = {u}: {m}"),

@@ -24,7 +24,8 @@ fn random_control_flow_matches_the_interpreter() {
             let mut target = Target::new(TargetId::parse(id).unwrap());
             target.wave_size = wave;
             // A partial last group, so some waves are partial too.
-            let launch = CheckLaunch { grid: [100, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed };
+            let launch =
+                CheckLaunch { grid: [100, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed, step_limit: None };
             let args = [
                 CheckArg::Buffer { ty: frontend_ir::Type::I32, bytes: vec![0xa5; 4 * 100] },
                 CheckArg::Scalar(seed % 23),

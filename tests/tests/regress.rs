@@ -55,6 +55,7 @@ fn from_gk(name: &str, text: &str) -> Result<Regression, String> {
         block: case.launch.block,
         dyn_shared_bytes: case.launch.dyn_shared_bytes,
         seed: 0,
+        step_limit: None,
     };
     let shared = text.contains("shared ") || text.contains("barrier()");
     Ok(Regression { module: case.module, kernel: case.kernel, launch, args, shared })
@@ -83,7 +84,13 @@ fn from_gir(text: &str) -> Result<Regression, String> {
     }
     let (Some(grid), Some(block)) = (grid, block) else { return Err("no --grid and --block".into()) };
     let shared = text.contains("barrier") || text.contains("<shared>");
-    Ok(Regression { module, kernel, launch: CheckLaunch { grid, block, dyn_shared_bytes: 0, seed: 0 }, args, shared })
+    Ok(Regression {
+        module,
+        kernel,
+        launch: CheckLaunch { grid, block, dyn_shared_bytes: 0, seed: 0, step_limit: None },
+        args,
+        shared,
+    })
 }
 
 #[test]

@@ -97,6 +97,21 @@ pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 /// Why a dispatch could not start.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum LaunchError {
+    /// The grid has more waves than the step limit lets run, so the run cannot finish.
+    #[error(
+        "the grid {grid:?} is at least {waves} waves of at least {per_wave} instructions each, \
+         more than the step limit of {step_limit} wave-instructions lets finish"
+    )]
+    GridTooLarge {
+        /// The grid.
+        grid: [u32; 3],
+        /// Waves the grid needs at least.
+        waves: u128,
+        /// The instructions of the kernel's entry block, which every wave runs.
+        per_wave: u64,
+        /// The limit.
+        step_limit: u64,
+    },
     /// The module fails verification.
     #[error("the module is not valid IR:\n{0}")]
     Verify(VerifierErrors),
@@ -192,7 +207,7 @@ pub enum FaultKind {
         finished: u32,
     },
     /// The step limit was reached.
-    #[error("step limit of {0} wave-instructions reached (a livelock, or raise the limit)")]
+    #[error("step limit of {0} wave-instructions reached (a livelock, or a run longer than the limit)")]
     StepLimit(u64),
 }
 
@@ -259,6 +274,7 @@ pub fn run_kernel(
     let infos: PrimaryMap<FuncId, FuncInfo> = PrimaryMap::from_iter(infos);
     let func = &module.functions[kernel];
     check_launch(func, &infos[kernel], launch, args)?;
+    check_grid(func, launch, options)?;
     let mut machine = Machine {
         ctx: Ctx { module, infos: &infos, kernel, launch, args, global, options, steps: 0 },
         groups: Vec::new(),
@@ -298,6 +314,18 @@ fn check_launch(func: &Function, info: &FuncInfo, launch: &Launch, args: &[u64])
     let bytes = info.dyn_shared_offset as u64 + launch.dyn_shared_bytes as u64;
     if bytes > MAX_SHARED_BYTES as u64 {
         return Err(LaunchError::SharedTooLarge { kernel: func.name.clone(), bytes });
+    }
+    Ok(())
+}
+
+/// Refuses a grid that cannot finish within the step limit: every wave runs at least the
+/// kernel's entry block, and the grid has at least one wave per wave-size work-items.
+fn check_grid(func: &Function, launch: &Launch, options: &Options) -> Result<(), LaunchError> {
+    let items = launch.grid.iter().map(|&d| u128::from(d)).product::<u128>();
+    let waves = items.div_ceil(u128::from(launch.wave_size));
+    let per_wave = func.entry().map_or(1, |b| func.dfg.blocks[b].insts.len().max(1)) as u64;
+    if waves.saturating_mul(u128::from(per_wave)) > u128::from(options.step_limit) {
+        return Err(LaunchError::GridTooLarge { grid: launch.grid, waves, per_wave, step_limit: options.step_limit });
     }
     Ok(())
 }

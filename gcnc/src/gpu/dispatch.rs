@@ -35,6 +35,11 @@ pub struct GpuLaunch<'a> {
 /// `params` as its explicit arguments in order. Each [`ParamValue::Buffer`] is copied to GPU
 /// memory before the run and its contents are replaced by the GPU's after it.
 pub fn run(launch: &GpuLaunch, params: &mut [ParamValue]) -> Result<(), GpuError> {
+    // The launch must fit the kernel's metadata (e.g. its required workgroup size) whether or
+    // not a GPU is there to run it.
+    let launch_error = |reason: String| GpuError::Launch { kernel: launch.kernel.to_string(), reason };
+    let kernel = launch.program.kernel(launch.kernel).ok_or_else(|| launch_error("no such kernel".into()))?;
+    emu::check_workgroup(kernel, &launch.launch).map_err(|e| launch_error(e.to_string()))?;
     let object = runtime_abi::read(launch.code_object).map_err(|e| GpuError::CodeObject { reason: e.to_string() })?;
     let target = object.target.ok_or_else(|| GpuError::CodeObject {
         reason: format!("its e_flags {:#x} name no known target", object.e_flags),

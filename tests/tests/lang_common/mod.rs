@@ -147,6 +147,7 @@ impl Args {
                 block: launch.block,
                 dyn_shared_bytes: launch.dyn_shared_bytes,
                 seed: 1,
+                step_limit: None,
             };
             let unordered = |param: usize, index: usize| self.unordered.contains(&(param, index));
             match check_except(module, kernel, &target, &check_launch, &args, &unordered) {

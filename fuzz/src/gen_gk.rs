@@ -377,9 +377,14 @@ impl Gen {
                 vec![Stmt::If { cond, then: vec![ret], els: Vec::new() }]
             }
             6 => {
+                let (buf, elem) = self.outputs[self.rng.index(self.outputs.len())].clone();
+                if elem.is_float() && self.rng.chance(20) {
+                    // Of the buffer's own type: the check's bound is the element type's.
+                    let slot = self.rng.below(u64::from(SLOTS)) as u32;
+                    return vec![Stmt::Out { buf, slot, value: self.approximate(elem) }];
+                }
                 let ty = self.pick_var_ty();
-                let value =
-                    if ty.is_float() && self.rng.chance(20) { self.approximate(ty) } else { self.expr(ty, 3, false) };
+                let value = self.expr(ty, 3, false);
                 vec![self.out(value)]
             }
             7 => {

@@ -695,8 +695,29 @@ impl Ctx<'_> {
                     return Err(self.unsupported(format!("`{name}` (no selection yet)")));
                 }
             }
+            if let Some(r) = result {
+                self.keep_per_lane(r)?;
+            }
         }
         self.cur_inst = None;
+        Ok(())
+    }
+
+    /// A value that is the same for every lane when it is computed (a wave reduction,
+    /// `readfirstlane`, a ballot: selected into SGPRs) but divergent for the analysis, because
+    /// lanes leave the loop computing it in different iterations and each must keep its own
+    /// (temporal divergence, [`crate::divergence`]): it is copied into VGPRs where it is
+    /// defined, under EXEC, so a lane that left keeps the value of its last iteration.
+    fn keep_per_lane(&mut self, r: Value) -> Result<(), IselError> {
+        if !self.div.is_divergent(r) || self.func.dfg.value_type(r) == Type::I1 {
+            return Ok(());
+        }
+        if let Val::Temp(t) = self.vals[r] {
+            if t.rc.is_sgpr() {
+                let v = self.as_class(Val::Temp(t), RegClass::vgpr(t.rc.size))?;
+                self.set(r, Val::Temp(v));
+            }
+        }
         Ok(())
     }
 }

@@ -167,7 +167,9 @@ fn gcnc_side(config: &Config, kernel: &Kernel, source: &Source, target: &TargetS
     let file_name = kernel.gk.display().to_string();
     let (in_process, result) = time_in_process(config.reps, || -> Result<Vec<u8>> {
         let compiled = lang::compile(&source.text, &file_name).map_err(|_| anyhow!("the front end failed"))?;
-        let object = gcnc::compile(&compiled.module, &tgt, &Options::default())?;
+        let mut object = gcnc::compile(&compiled.module, &tgt, &Options::default())?;
+        // As the program does: the arguments' source names and types in the metadata.
+        object.describe_params(&compiled.kernels);
         Ok(object.relocatable())
     });
     let in_memory = result.context("the gcnc library")?;

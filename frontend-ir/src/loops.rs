@@ -36,6 +36,11 @@ struct LoopData {
     /// Where the loop's blocks are in `LoopAnalysis::loop_blocks`.
     start: u32,
     end: u32,
+    /// The loop's number in a preorder of the loop forest, and the number of loops in its
+    /// subtree (itself included): the loops nested in it, at any depth, are the ones numbered
+    /// in `pre..pre + size`.
+    pre: u32,
+    size: u32,
 }
 
 /// The loop forest of a function: its natural loops, how they nest, and the innermost loop of
@@ -60,7 +65,7 @@ impl LoopAnalysis {
         // One loop per header, in reverse postorder: outer loops before the loops they contain.
         for &b in cfg.rpo() {
             if latches(b).next().is_some() {
-                la.loops.push(LoopData { header: b, parent: None.into(), depth: 0, start: 0, end: 0 });
+                la.loops.push(LoopData { header: b, parent: None.into(), depth: 0, start: 0, end: 0, pre: 0, size: 1 });
             }
         }
 
@@ -93,9 +98,33 @@ impl LoopAnalysis {
             }
         }
 
-        // Parents come before their children, so one pass sets the depths.
+        // Parents come before their children, so one pass sets the depths; subtree sizes go
+        // bottom-up, then each child takes the next free preorder range of its parent.
         for lp in la.loops.keys() {
             la.loops[lp].depth = la.loops[lp].parent.expand().map_or(1, |p| la.loops[p].depth + 1);
+        }
+        for lp in la.loops.keys().rev() {
+            if let Some(p) = la.loops[lp].parent.expand() {
+                la.loops[p].size += la.loops[lp].size;
+            }
+        }
+        let mut next_free: SecondaryMap<Loop, u32> = SecondaryMap::new();
+        let mut next_root = 0;
+        for lp in la.loops.keys() {
+            let pre = match la.loops[lp].parent.expand() {
+                Some(p) => {
+                    let pre = next_free[p];
+                    next_free[p] += la.loops[lp].size;
+                    pre
+                }
+                None => {
+                    let pre = next_root;
+                    next_root += la.loops[lp].size;
+                    pre
+                }
+            };
+            la.loops[lp].pre = pre;
+            next_free[lp] = pre + 1;
         }
 
         // Every block is listed in its innermost loop and all the loops around it: count, lay
@@ -184,11 +213,11 @@ impl LoopAnalysis {
         self.loop_of(block).is_some_and(|lp| self.header(lp) == block)
     }
 
-    /// Whether `block` is in `lp` (directly or in a loop nested in it).
+    /// Whether `block` is in `lp` (directly or in a loop nested in it), in constant time.
     pub fn contains(&self, lp: Loop, block: Block) -> bool {
-        let mut found = false;
-        self.for_each_enclosing(block, |l| found |= l == lp);
-        found
+        let Some(inner) = self.innermost[block].expand() else { return false };
+        let (outer, inner) = (&self.loops[lp], &self.loops[inner]);
+        outer.pre <= inner.pre && inner.pre < outer.pre + outer.size
     }
 }
 

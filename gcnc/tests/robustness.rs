@@ -206,9 +206,9 @@ fn case_07_every_error_has_a_location() {
     let none = write(&dir, "none.gir", "func @f() {\nblock0:\n    ret\n}\n");
     fails_with(&["compile", &none], "none.gir: compiling for gfx1100: the module has no kernel");
     fails_with(&["run", &none, "--grid", "1", "--block", "1"], "none.gir': the input has no kernel");
-    // A valid program the backend rejects (301 live loop counters, no spilling yet): at the
+    // A valid program the backend rejects (151 live loop counters, no spilling yet): at the
     // kernel.
-    let gir = programs::nested_loops(300);
+    let gir = programs::nested_loops(150);
     let wide = write(&dir, "wide.gir", gir);
     let run = fails_with(&["compile", &wide], "more than the 106 the processor has");
     assert!(run.stderr.contains("--> ") && run.stderr.contains("wide.gir:1:8"), "{}", run.stderr);

@@ -31,6 +31,19 @@ pub enum IselError {
         /// The offending edge.
         source: Irreducible,
     },
+    /// Ifs and loops nested deeper than selection goes.
+    #[error(
+        "in @{func}, at {block}: control flow nested more than {limit} regions deep (the arms of ifs and the \
+         bodies of loops inside one another; a loop nest takes about two per level)"
+    )]
+    TooDeep {
+        /// The function's name.
+        func: String,
+        /// The block where the limit was reached.
+        block: String,
+        /// The limit.
+        limit: u32,
+    },
     /// An instruction whose selection is not written yet (or cannot exist for the target).
     #[error("in @{func}: `{inst}`: {what} is not supported yet")]
     Unsupported {

@@ -5,8 +5,9 @@
 //! stack, a quarter of the main thread's), so a recursion on the program's depth would
 //! overflow here first, and each must finish within seconds in the dev profile.
 //!
-//! Instruction selection itself is not run on the deepest programs: its control-flow
-//! selection still recurses on the nesting depth (see issue 20).
+//! Instruction selection recurses on the nesting of ifs and loops, up to a limit that fits a
+//! 2 MiB stack: deeper programs are refused with an error naming the limit, shallower ones
+//! compile.
 
 use std::time::{Duration, Instant};
 
@@ -85,4 +86,22 @@ fn fifty_thousand_statements_in_loop_nests() {
     let compiled = lang::compile(&src, "big.gk").map_err(|d| d.list[0].message.clone()).unwrap();
     assert_eq!(analyse(&compiled.module), 4);
     within(start, "50,000 statements", Duration::from_secs(20));
+}
+
+/// Case 3 through the backend: instruction selection refuses control flow nested past its
+/// limit (5,000 loops, 3,000 inlined ifs) at once, and compiles 380 levels in a 2 MiB stack.
+#[test]
+fn the_backend_refuses_nesting_past_its_limit_and_compiles_below_it() {
+    let target = gcnc::Target::new(gcnc::TargetId::parse("gfx1100").unwrap());
+    let options = gcnc::Options::default();
+    let start = Instant::now();
+    let loops = parse_module(&nested_loops(5000)).expect("parses");
+    let e = gcnc::compile(&loops, &target, &options).err().expect("refused");
+    assert!(e.to_string().contains("nested more than"), "{e}");
+    let ifs = lang::compile(&deep_helpers(20, 150), "deep.gk").map_err(|d| d.list[0].message.clone()).unwrap();
+    let e = gcnc::compile(&ifs.module, &target, &options).err().expect("refused");
+    assert!(e.to_string().contains("nested more than"), "{e}");
+    within(start, "refusing 5,000 loops and 3,000 ifs", Duration::from_secs(20));
+    let below = lang::compile(&deep_helpers(2, 190), "below.gk").map_err(|d| d.list[0].message.clone()).unwrap();
+    gcnc::compile(&below.module, &target, &options).expect("380 nested ifs compile");
 }

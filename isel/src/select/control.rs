@@ -36,7 +36,7 @@
 //! is the per-lane accumulation of the arms' masks. A conditional branch jumps to its first
 //! linear successor and falls through to the next block.
 
-use super::{class_for, loops, Ctx, Val};
+use super::{class_for, loops, Ctx, Val, MAX_NESTING};
 use crate::error::IselError;
 use crate::exec_mask::{self, Carried, Flow, Jump, Kind, Leave};
 use frontend_ir::{Block, BlockCall, InstData, Type, Value};
@@ -119,7 +119,19 @@ pub(super) fn function_body(ctx: &mut Ctx<'_>) -> Result<(), IselError> {
 
 /// Selects the region starting at `block` (whose MIR block is open) until control reaches
 /// `stop`, or escapes when `stop` is `None`; returns the blocks that go on to `stop`.
-pub(super) fn region(ctx: &mut Ctx<'_>, mut block: Block, stop: Option<Block>) -> Result<Vec<Exit>, IselError> {
+pub(super) fn region(ctx: &mut Ctx<'_>, block: Block, stop: Option<Block>) -> Result<Vec<Exit>, IselError> {
+    if ctx.nesting >= MAX_NESTING {
+        return Err(IselError::TooDeep { func: ctx.func.name.clone(), block: block.to_string(), limit: MAX_NESTING });
+    }
+    ctx.nesting += 1;
+    // Room for one level's frames, else a new stack segment on the heap.
+    let result = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || region_at(ctx, block, stop));
+    ctx.nesting -= 1;
+    result
+}
+
+/// [`region`], one level deeper.
+fn region_at(ctx: &mut Ctx<'_>, mut block: Block, stop: Option<Block>) -> Result<Vec<Exit>, IselError> {
     let func = ctx.func;
     loop {
         ctx.spend(block)?;

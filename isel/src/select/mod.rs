@@ -120,6 +120,10 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     let loops = LoopAnalysis::new(func, &cfg, &domtree);
     let div = Divergence::compute(func, &cfg, &postdom, &loops);
     let joins = Joins::new(&cfg, &domtree, &loops);
+    // A loop nest takes two regions a level: refuse one that is too deep before selecting it.
+    if let Some(deep) = func.layout.iter().find(|&&b| loops.block_depth(b) > MAX_NESTING / 2) {
+        return Err(IselError::TooDeep { func: func.name.clone(), block: deep.to_string(), limit: MAX_NESTING });
+    }
     let budget = 16 * func.layout.len() as u32 + 256;
     let mut ctx = Ctx {
         module,
@@ -139,6 +143,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
         frames: Vec::new(),
         ir_block: None,
         budget,
+        nesting: 0,
         splits: HashMap::new(),
         cur_inst: None,
         specials: Vec::new(),
@@ -182,6 +187,14 @@ pub(crate) enum Val {
     },
 }
 
+/// How deep the regions of ifs and loops (the arms and bodies selection enters, about two per
+/// level of a loop nest) may nest inside one another in a kernel. Selection recurses on the
+/// nesting, on a stack that grows on the heap where the thread's runs short (so any thread an
+/// embedding program compiles on will do); the bound keeps the time sensible, since each
+/// level revisits the loops around it. Deeper code is refused with an error (the front end
+/// limits nesting as written to 200 levels).
+pub(crate) const MAX_NESTING: u32 = 400;
+
 /// The state of selecting one kernel.
 pub(crate) struct Ctx<'a> {
     pub module: &'a Module,
@@ -210,6 +223,9 @@ pub(crate) struct Ctx<'a> {
     /// How many more IR blocks may be selected (blocks reached along several paths are
     /// selected once on each; this bounds the copies).
     budget: u32,
+    /// How many regions (arms of branches, loop bodies) are being selected inside one another:
+    /// selection recurses on it, so it is bounded by [`MAX_NESTING`].
+    pub nesting: u32,
     /// Where the values are defined and read, once a loop needs it (see [`Ctx::live_out`]).
     value_uses: Option<SecondaryMap<Value, ValueUses>>,
     /// The dwords of a temporary, split in a block: reused there instead of splitting again.

@@ -104,19 +104,13 @@ pub fn check(
 }
 
 /// How a check compiles and runs the kernel, beyond its launch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CheckOptions {
     /// The compiler's options.
     pub compile: Options,
     /// Interleaving seeds the emulator also runs with, after [`CheckLaunch::seed`], each run
     /// compared in turn (the conformance suite's `EMU_SEEDS` are `[0, 1]`).
     pub extra_seeds: Vec<u64>,
-}
-
-impl Default for CheckOptions {
-    fn default() -> CheckOptions {
-        CheckOptions { compile: Options::default(), extra_seeds: Vec::new() }
-    }
 }
 
 /// [`check`], passing over the elements for which `unordered(parameter, element)` holds: those

@@ -96,10 +96,10 @@ fn the_backend_refuses_nesting_past_its_limit_and_compiles_below_it() {
     let options = gcnc::Options::default();
     let start = Instant::now();
     let loops = parse_module(&nested_loops(5000)).expect("parses");
-    let e = gcnc::compile(&loops, &target, &options).err().expect("refused");
+    let e = gcnc::compile(&loops, &target, &options).expect_err("refused");
     assert!(e.to_string().contains("nested more than"), "{e}");
     let ifs = lang::compile(&deep_helpers(20, 150), "deep.gk").map_err(|d| d.list[0].message.clone()).unwrap();
-    let e = gcnc::compile(&ifs.module, &target, &options).err().expect("refused");
+    let e = gcnc::compile(&ifs.module, &target, &options).expect_err("refused");
     assert!(e.to_string().contains("nested more than"), "{e}");
     within(start, "refusing 5,000 loops and 3,000 ifs", Duration::from_secs(20));
     let below = lang::compile(&deep_helpers(2, 190), "below.gk").map_err(|d| d.list[0].message.clone()).unwrap();

@@ -200,7 +200,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { opt_level: 2, second_interleaving: true, step_limit: 20_000_000 }
+        RunOptions { opt_level: 2, second_interleaving: true, step_limit: 100_000_000 }
     }
 }
 

@@ -355,26 +355,7 @@ impl Case {
                 tolerance = Some(parse_tolerance(rest).map_err(|r| header(i + 1, r))?);
             }
         }
-        let (mut grid, mut block) = (None, None);
-        let mut specs = Vec::new();
-        let mut it = words.into_iter();
-        while let Some((line, flag)) = it.next() {
-            let Some((_, value)) = it.next() else { return Err(header(line, format!("{flag} needs a value"))) };
-            match flag {
-                "--grid" => grid = Some(parse_dims(value).map_err(|e| header(line, e.to_string()))?),
-                "--block" => block = Some(parse_dims(value).map_err(|e| header(line, e.to_string()))?),
-                "--arg" => specs.push(ArgSpec::parse(value).map_err(|e| header(line, e.to_string()))?),
-                _ => {
-                    return Err(header(
-                        line,
-                        format!("unknown launch flag '{flag}' (expected --grid, --block or --arg)"),
-                    ))
-                }
-            }
-        }
-        let (Some(grid), Some(block)) = (grid, block) else {
-            return Err(header(1, "a `// launch:` header with --grid and --block is needed".to_string()));
-        };
+        let (grid, block, specs) = parse_launch_words(words).map_err(|(line, reason)| header(line, reason))?;
         let compiled = lang::compile(text, &file)
             .map_err(|d| SuiteError::Source { file: file.clone(), diagnostics: d.render(text) })?;
         let launch_error = |reason: String| SuiteError::Launch { file: file.clone(), reason };
@@ -753,6 +734,30 @@ fn element_matches(ty: ScalarType, expected: u64, got: u64, tolerance: Option<To
     let ulp = 2f64.powi(exponent - precision + 1);
     let diff = (e - g).abs();
     diff <= tol.abs || diff <= tol.ulp * ulp
+}
+
+/// The dispatch of a kernel file's launch header: its words as (line, word) pairs, in the
+/// command line's syntax (`--grid X[,Y[,Z]] --block X[,Y[,Z]] --arg SPEC ...`). Shared by the
+/// conformance suite and the regression suite's `.gir` kernels. An error gives its line.
+pub fn parse_launch_words<'a>(
+    words: impl IntoIterator<Item = (usize, &'a str)>,
+) -> Result<([u32; 3], [u32; 3], Vec<ArgSpec>), (usize, String)> {
+    let (mut grid, mut block) = (None, None);
+    let mut specs = Vec::new();
+    let mut it = words.into_iter();
+    while let Some((line, flag)) = it.next() {
+        let Some((_, value)) = it.next() else { return Err((line, format!("{flag} needs a value"))) };
+        match flag {
+            "--grid" => grid = Some(parse_dims(value).map_err(|e| (line, e.to_string()))?),
+            "--block" => block = Some(parse_dims(value).map_err(|e| (line, e.to_string()))?),
+            "--arg" => specs.push(ArgSpec::parse(value).map_err(|e| (line, e.to_string()))?),
+            _ => return Err((line, format!("unknown launch flag '{flag}' (expected --grid, --block or --arg)"))),
+        }
+    }
+    match (grid, block) {
+        (Some(grid), Some(block)) => Ok((grid, block, specs)),
+        _ => Err((1, "a launch header with --grid and --block is needed".to_string())),
+    }
 }
 
 /// A target at one wave size, and its label in reports (`gfx1100-w32`).

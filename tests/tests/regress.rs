@@ -9,9 +9,9 @@
 use std::path::Path;
 
 use gcnc::check::{check, CheckArg, CheckLaunch};
-use gcnc::conformance::Case;
+use gcnc::conformance::{parse_launch_words, Case};
 use gcnc::ir::{FuncId, Module};
-use gcnc::launch::{parse_dims, ArgSpec};
+use gcnc::launch::ArgSpec;
 use gcnc::{Target, TargetId};
 
 /// The configurations every regression kernel is checked on: each verified target at each
@@ -65,24 +65,18 @@ fn from_gk(name: &str, text: &str) -> Result<Regression, String> {
 fn from_gir(text: &str) -> Result<Regression, String> {
     let module = gcnc::ir::parser::parse_module(text).map_err(|e| e.render(text, "regression"))?;
     let kernel = module.kernels().next().ok_or("no kernel")?.0;
-    let words: Vec<&str> =
-        text.lines().filter_map(|l| l.trim_start().strip_prefix("; launch:")).flat_map(str::split_whitespace).collect();
-    let (mut grid, mut block, mut args) = (None, None, Vec::new());
-    for pair in words.chunks(2) {
-        let [flag, value] = pair else { return Err(format!("{} needs a value", pair[0])) };
-        match *flag {
-            "--grid" => grid = Some(parse_dims(value).map_err(|e| e.to_string())?),
-            "--block" => block = Some(parse_dims(value).map_err(|e| e.to_string())?),
-            "--arg" => args.push(match ArgSpec::parse(value).map_err(|e| e.to_string())? {
-                spec @ ArgSpec::Buffer { ty, .. } => {
-                    CheckArg::Buffer { ty: ty.ir_type(), bytes: spec.materialize().map_err(|e| e.to_string())? }
-                }
-                spec => CheckArg::Scalar(spec.scalar_bits(None).map_err(|e| e.to_string())?.1),
-            }),
-            _ => return Err(format!("unknown launch flag {flag}")),
-        }
-    }
-    let (Some(grid), Some(block)) = (grid, block) else { return Err("no --grid and --block".into()) };
+    let words = text.lines().enumerate().filter_map(|(i, l)| Some((i + 1, l.trim_start().strip_prefix("; launch:")?)));
+    let words = words.flat_map(|(i, rest)| rest.split_whitespace().map(move |w| (i, w)));
+    let (grid, block, specs) = parse_launch_words(words).map_err(|(line, reason)| format!("line {line}: {reason}"))?;
+    let args = specs
+        .into_iter()
+        .map(|spec| match spec {
+            ArgSpec::Buffer { ty, .. } => {
+                Ok(CheckArg::Buffer { ty: ty.ir_type(), bytes: spec.materialize().map_err(|e| e.to_string())? })
+            }
+            spec => Ok(CheckArg::Scalar(spec.scalar_bits(None).map_err(|e| e.to_string())?.1)),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let shared = text.contains("barrier") || text.contains("<shared>");
     Ok(Regression {
         module,

@@ -736,12 +736,15 @@ fn element_matches(ty: ScalarType, expected: u64, got: u64, tolerance: Option<To
     diff <= tol.abs || diff <= tol.ulp * ulp
 }
 
+/// A launch header's grid, workgroup size and arguments.
+pub type LaunchWords = ([u32; 3], [u32; 3], Vec<ArgSpec>);
+
 /// The dispatch of a kernel file's launch header: its words as (line, word) pairs, in the
 /// command line's syntax (`--grid X[,Y[,Z]] --block X[,Y[,Z]] --arg SPEC ...`). Shared by the
 /// conformance suite and the regression suite's `.gir` kernels. An error gives its line.
 pub fn parse_launch_words<'a>(
     words: impl IntoIterator<Item = (usize, &'a str)>,
-) -> Result<([u32; 3], [u32; 3], Vec<ArgSpec>), (usize, String)> {
+) -> Result<LaunchWords, (usize, String)> {
     let (mut grid, mut block) = (None, None);
     let mut specs = Vec::new();
     let mut it = words.into_iter();

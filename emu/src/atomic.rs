@@ -11,7 +11,6 @@ pub(crate) fn apply(op: AtomicOp, wide: bool, old: u64, data: u64, cmp: u64) -> 
     let (old, data, cmp) = (old & mask, data & mask, cmp & mask);
     let signed = |v: u64| if wide { v as i64 } else { v as u32 as i32 as i64 };
     let fl = |v: u64| if wide { f64::from_bits(v) } else { f32::from_bits(v as u32) as f64 };
-    let to = |x: f64| if wide { x.to_bits() } else { (x as f32).to_bits() as u64 };
     let r = match op {
         AtomicOp::Swap => data,
         AtomicOp::CmpSwap => {
@@ -66,8 +65,16 @@ pub(crate) fn apply(op: AtomicOp, wide: bool, old: u64, data: u64, cmp: u64) -> 
                 (f32::from_bits(old as u32) + f32::from_bits(data as u32)).to_bits() as u64
             }
         }
-        AtomicOp::FMin => to(crate::float::minmax64(fl(old), fl(data), false, true)),
-        AtomicOp::FMax => to(crate::float::minmax64(fl(old), fl(data), true, true)),
+        // IEEE mode's rules (a signalling NaN gives itself quieted): the memory atomics follow
+        // IEEE 754-2008's minNum/maxNum (CDNA ISA, "floating-point atomics"). The f32 case
+        // stays in f32, since widening a signalling NaN quiets it.
+        AtomicOp::FMin | AtomicOp::FMax if wide => {
+            crate::float::minmax64(fl(old), fl(data), op == AtomicOp::FMax, true).to_bits()
+        }
+        AtomicOp::FMin | AtomicOp::FMax => {
+            let f = |v: u64| f32::from_bits(v as u32);
+            crate::float::minmax32(f(old), f(data), op == AtomicOp::FMax, true).to_bits() as u64
+        }
     };
     r & mask
 }
@@ -92,5 +99,19 @@ mod tests {
         );
         assert_eq!(apply(AtomicOp::FAdd, true, 1.5f64.to_bits(), 2.0f64.to_bits(), 0), 3.5f64.to_bits());
         assert_eq!(apply(AtomicOp::Add, true, u64::MAX, 1, 0), 0);
+    }
+
+    #[test]
+    fn float_min_max_quiet_a_signalling_nan_and_skip_a_quiet_one() {
+        let one32 = u64::from(1.0f32.to_bits());
+        let (snan32, qnan32) = (0x7f80_0001u64, 0x7fc0_0000u64);
+        assert_eq!(apply(AtomicOp::FMin, false, snan32, one32, 0), snan32 | 0x40_0000);
+        assert_eq!(apply(AtomicOp::FMax, false, one32, snan32, 0), snan32 | 0x40_0000);
+        assert_eq!(apply(AtomicOp::FMin, false, qnan32, one32, 0), one32);
+        let one64 = 1.0f64.to_bits();
+        let (snan64, qnan64) = (0x7ff0_0000_0000_0001u64, 0x7ff8_0000_0000_0000u64);
+        assert_eq!(apply(AtomicOp::FMax, true, snan64, one64, 0), snan64 | 1 << 51);
+        assert_eq!(apply(AtomicOp::FMin, true, one64, qnan64, 0), one64);
+        assert_eq!(apply(AtomicOp::FMin, true, 0, (-0.0f64).to_bits(), 0), (-0.0f64).to_bits());
     }
 }

@@ -267,9 +267,11 @@ named_enum! {
         Fadd = "fadd",
         /// Float subtraction.
         Fsub = "fsub",
-        /// Float minimum (as [`BinaryOp::Fmin`]).
+        /// Float minimum (as [`BinaryOp::Fmin`], except that a signalling NaN operand, in
+        /// memory or not, gives that NaN quieted: IEEE 754-2008's minNum, what the hardware's
+        /// memory atomics compute).
         Fmin = "fmin",
-        /// Float maximum (as [`BinaryOp::Fmax`]).
+        /// Float maximum (as [`RmwOp::Fmin`]).
         Fmax = "fmax",
     }
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use gcnc::check::{check, CheckArg, CheckLaunch};
 use gcnc::conformance::{parse_launch_words, Case};
-use gcnc::ir::{FuncId, Module};
+use gcnc::ir::{AddrSpace, FuncId, InstData, Module};
 use gcnc::launch::ArgSpec;
 use gcnc::{Target, TargetId};
 
@@ -46,6 +46,13 @@ struct Regression {
     shared: bool,
 }
 
+/// Whether `kernel` has shared slots, barriers or dynamic shared memory.
+fn uses_workgroup_memory(module: &Module, kernel: FuncId) -> bool {
+    let func = &module.functions[kernel];
+    func.slots.values().any(|slot| slot.space == AddrSpace::Shared)
+        || func.insts_in_layout().any(|(_, i)| matches!(func.dfg.insts[i], InstData::Barrier | InstData::DynSharedAddr))
+}
+
 /// Reads `NAME.gk` through the conformance suite's case parser.
 fn from_gk(name: &str, text: &str) -> Result<Regression, String> {
     let case = Case::parse(name, text).map_err(|e| e.to_string())?;
@@ -57,7 +64,7 @@ fn from_gk(name: &str, text: &str) -> Result<Regression, String> {
         seed: 0,
         step_limit: None,
     };
-    let shared = text.contains("shared ") || text.contains("barrier()");
+    let shared = uses_workgroup_memory(&case.module, case.kernel);
     Ok(Regression { module: case.module, kernel: case.kernel, launch, args, shared })
 }
 
@@ -77,7 +84,7 @@ fn from_gir(text: &str) -> Result<Regression, String> {
             spec => Ok(CheckArg::Scalar(spec.scalar_bits(None).map_err(|e| e.to_string())?.1)),
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let shared = text.contains("barrier") || text.contains("<shared>");
+    let shared = uses_workgroup_memory(&module, kernel);
     Ok(Regression {
         module,
         kernel,

@@ -308,6 +308,10 @@ pub(crate) fn convert(op: ConvOp, from: Type, to: Type, a: u64) -> u64 {
 }
 
 /// The new memory value of an atomic read-modify-write, from the old one and the operand.
+/// Float `fmin`/`fmax` are IEEE 754-2008's minNum/maxNum, as the memory atomics of the
+/// hardware compute them (CDNA ISA, "floating-point atomics"): a signalling NaN operand,
+/// in memory or in the register, gives that NaN quieted; otherwise as [`BinaryOp::Fmin`]. An
+/// operation on registers can quiet its operands first; one on memory cannot.
 pub(crate) fn rmw(op: RmwOp, ty: Type, old: u64, v: u64) -> u64 {
     let bin = |op| binary(op, ty, old, v);
     match op {
@@ -323,9 +327,25 @@ pub(crate) fn rmw(op: RmwOp, ty: Type, old: u64, v: u64) -> u64 {
         RmwOp::Umax => bin(BinaryOp::Umax),
         RmwOp::Fadd => bin(BinaryOp::Fadd),
         RmwOp::Fsub => bin(BinaryOp::Fsub),
-        RmwOp::Fmin => bin(BinaryOp::Fmin),
-        RmwOp::Fmax => bin(BinaryOp::Fmax),
+        RmwOp::Fmin | RmwOp::Fmax => match [old, v].into_iter().find(|&x| is_signalling_nan(ty, x)) {
+            Some(snan) => snan | quiet_bit(ty),
+            None => bin(if op == RmwOp::Fmin { BinaryOp::Fmin } else { BinaryOp::Fmax }),
+        },
     }
+}
+
+/// The bit that makes a NaN of `ty` quiet: the mantissa's highest.
+fn quiet_bit(ty: Type) -> u64 {
+    match ty {
+        Type::F64 => 1 << 51,
+        Type::F32 => 1 << 22,
+        _ => 1 << 9,
+    }
+}
+
+/// Whether `bits` is a signalling NaN of `ty` (a NaN whose quiet bit is clear).
+fn is_signalling_nan(ty: Type, bits: u64) -> bool {
+    is_nan(ty, bits) && bits & quiet_bit(ty) == 0
 }
 
 /// Combines two lane values of a wave reduction.
@@ -391,6 +411,14 @@ mod tests {
         assert_eq!(binary(BinaryOp::Fmax, t, nz, pz), pz);
         assert_eq!(binary(BinaryOp::Fmin, t, nan, one), one);
         assert_eq!(binary(BinaryOp::Fmax, t, one, nan), one);
+        // A signalling NaN loses like any NaN in registers, and gives a quiet NaN in an atomic.
+        let snan = 0x7f80_0001u64;
+        assert_eq!(binary(BinaryOp::Fmin, t, snan, one), one);
+        assert_eq!(rmw(RmwOp::Fmin, t, snan, one), snan | 0x40_0000);
+        assert_eq!(rmw(RmwOp::Fmax, t, one, snan), snan | 0x40_0000);
+        assert_eq!(rmw(RmwOp::Fmax, t, nan, one), one);
+        let snan64 = 0x7ff0_0000_0000_0001u64;
+        assert_eq!(rmw(RmwOp::Fmin, Type::F64, 1.0f64.to_bits(), snan64), snan64 | 1 << 51);
     }
 
     #[test]

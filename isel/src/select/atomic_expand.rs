@@ -12,7 +12,7 @@
 //!         jump loop(%init)
 //! loop(%old: iN):
 //!         %oldf = bitcast.fN %old
-//!         %newf = OP %oldf, %v
+//!         %newf = OP %oldf, %v                (fmin/fmax: a NaN if either is signalling)
 //!         %new  = bitcast.iN %newf
 //!         %cur  = atomic_cas %p, %old, %new sync
 //!         %ok   = icmp eq %cur, %old
@@ -26,7 +26,8 @@
 //! the first load is relaxed at the same scope (its cache bits read the value at that scope).
 
 use frontend_ir::{
-    BinaryOp, BlockCall, ConvOp, FuncId, InstData, IntCC, Module, Ordering, RmwOp, SyncInfo, Type, Value, ValueDef,
+    BinaryOp, BlockCall, ConvOp, FloatCC, FuncId, InstData, IntCC, Module, Ordering, RmwOp, SyncInfo, Type, Value,
+    ValueDef,
 };
 use isa::opcode::Family;
 
@@ -99,7 +100,25 @@ fn split_at(func: &mut frontend_ir::Function, at: usize, index: usize) {
         RmwOp::Fmin => BinaryOp::Fmin,
         _ => BinaryOp::Fmax,
     };
-    let newf = push(dfg, InstData::Binary { op: binop, args: [oldf, value] }, Some(fty));
+    let mut newf = push(dfg, InstData::Binary { op: binop, args: [oldf, value] }, Some(fty));
+    if matches!(op, RmwOp::Fmin | RmwOp::Fmax) {
+        // minNum/maxNum of IEEE 754-2008 (what `RmwOp::Fmin` means): a signalling NaN
+        // operand gives a quiet NaN, which the sum of the operands is.
+        let quiet_bit = if fty.bits() == 64 { 1 << 51 } else { 1 << 22 };
+        let qbit = push(dfg, InstData::IntConst { ty: ity, imm: quiet_bit }, Some(ity));
+        let zero = push(dfg, InstData::IntConst { ty: ity, imm: 0 }, Some(ity));
+        let vbits = push(dfg, InstData::Convert { op: ConvOp::Bitcast, ty: ity, arg: value }, Some(ity));
+        let mut signalling = [vbits; 2];
+        for (flag, (f, bits)) in signalling.iter_mut().zip([(oldf, old), (value, vbits)]) {
+            let nan = push(dfg, InstData::Fcmp { cc: FloatCC::Uno, args: [f, f] }, Some(Type::I1));
+            let q = push(dfg, InstData::Binary { op: BinaryOp::And, args: [bits, qbit] }, Some(ity));
+            let clear = push(dfg, InstData::Icmp { cc: IntCC::Eq, args: [q, zero] }, Some(Type::I1));
+            *flag = push(dfg, InstData::Binary { op: BinaryOp::And, args: [nan, clear] }, Some(Type::I1));
+        }
+        let either = push(dfg, InstData::Binary { op: BinaryOp::Or, args: signalling }, Some(Type::I1));
+        let nan = push(dfg, InstData::Binary { op: BinaryOp::Fadd, args: [oldf, value] }, Some(fty));
+        newf = push(dfg, InstData::Select { args: [either, nan, newf] }, Some(fty));
+    }
     let new = push(dfg, InstData::Convert { op: ConvOp::Bitcast, ty: ity, arg: newf }, Some(ity));
     let cur = push(dfg, InstData::AtomicCas { args: [ptr, old, new], sync }, Some(ity));
     let ok = push(dfg, InstData::Icmp { cc: IntCC::Eq, args: [cur, old] }, Some(Type::I1));

@@ -488,7 +488,7 @@ impl BlockCall {
 /// An instruction: its opcode and operands. The result type is implied (see
 /// [`crate::DataFlowGraph::result_type`]), except where the instruction names it (`ty`).
 /// Atomic accesses are naturally aligned (to their type's size); they have no align flag.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)] // each variant's syntax line names its fields
 pub enum InstData {
     /// `iconst.T imm`: an integer (or null pointer) constant, held zero-extended to 64 bits.

@@ -222,10 +222,9 @@ fn parallel<T: Sync, R: Send>(
 /// file, with its header and command.
 fn reproducer(kernel: &Kernel, seed: u64, config: &Config, failure: &Failure, settings: &Settings) -> Found {
     let label = config.label.replace('-', "_");
-    let opt = settings.run.opt_level;
     let what = |failure: &Failure| {
         let first_line: String = failure.message.lines().next().unwrap_or("").chars().take(300).collect();
-        format!("fuzz seed {seed} on {} -O{opt}: {}: {first_line}", config.label, failure.class.name())
+        format!("fuzz seed {seed} on {}: {}: {first_line}", config.label, failure.class.name())
     };
     let (file, text, command) = match kernel {
         Kernel::Gk(p) => {

@@ -36,10 +36,10 @@ struct Cli {
     /// Only the three main configurations (gfx1100 wave32 and wave64, gfx942)
     #[arg(long)]
     main_configs: bool,
-    /// Optimization level passed to the compiler (written -O0 to -O3)
-    #[arg(long = "opt-level", value_name = "N", default_value_t = 2,
-          value_parser = clap::value_parser!(u8).range(0..=3))]
-    opt_level: u8,
+    /// Optimization level to compile at (repeatable: each configuration at each level;
+    /// written -O0 to -O3) [default: 2]
+    #[arg(long = "opt-level", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt_level: Vec<u8>,
     /// Do not minimize failing programs
     #[arg(long)]
     no_reduce: bool,
@@ -76,17 +76,15 @@ fn main() -> ExitCode {
     if cli.main_configs {
         configs.retain(|c| !c.target.cumode && !c.target.tgsplit);
     }
+    let levels = if cli.opt_level.is_empty() { vec![2] } else { cli.opt_level.clone() };
+    let configs: Vec<_> = levels.iter().flat_map(|&level| configs.iter().map(move |c| c.at(level))).collect();
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let settings = Settings {
         seed: cli.seed,
         count: cli.count,
         jobs,
         configs,
-        run: RunOptions {
-            opt_level: cli.opt_level,
-            second_interleaving: !cli.one_interleaving,
-            ..RunOptions::default()
-        },
+        run: RunOptions { second_interleaving: !cli.one_interleaving, ..RunOptions::default() },
         ir_one_in: cli.ir_one_in,
         reduce: !cli.no_reduce,
         budget: Budget::default(),

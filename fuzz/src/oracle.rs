@@ -13,10 +13,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// One target configuration a program is checked on.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// A short label: `gfx1100-w32`, `gfx1100-w32-cumode`, ...
+    /// A short label: `gfx1100-w32-O2`, `gfx1100-w32-cumode-O0`, ...
     pub label: String,
     /// The target.
     pub target: Target,
+    /// The `-O` level the program is compiled at.
+    pub opt_level: u8,
 }
 
 impl Config {
@@ -32,7 +34,13 @@ impl Config {
         if self.target.tgsplit {
             flags += " -mtgsplit";
         }
-        flags
+        flags + &format!(" -O{}", self.opt_level)
+    }
+
+    /// The same target at `-O<level>`.
+    pub fn at(&self, opt_level: u8) -> Config {
+        let base = self.label.rsplit_once("-O").map_or(self.label.as_str(), |(b, _)| b);
+        Config { label: format!("{base}-O{opt_level}"), target: self.target, opt_level }
     }
 }
 
@@ -40,14 +48,15 @@ impl Config {
 pub const DEFAULT_MCPUS: [&str; 2] = ["gfx1100", "gfx942"];
 
 /// The configurations of each processor of `mcpus`: its default wave size, the other one
-/// where it has both, and CU mode and threadgroup split where they mean something.
+/// where it has both, and CU mode and threadgroup split where they mean something; all at
+/// `-O2` (see [`Config::at`]).
 pub fn configs(mcpus: &[String]) -> Result<Vec<Config>, isa::processor::TargetIdError> {
     let mut out = Vec::new();
     for mcpu in mcpus {
         let base = Target::new(TargetId::parse(mcpu)?);
         let name = base.id.to_string();
         let mut push = |target: Target, mode: &str| {
-            out.push(Config { label: format!("{name}-w{}{mode}", target.wave_size), target })
+            out.push(Config { label: format!("{name}-w{}{mode}-O2", target.wave_size), target, opt_level: 2 })
         };
         push(base, "");
         if base.processor().wave32 {
@@ -190,8 +199,6 @@ pub fn shape(message: &str) -> String {
 /// How programs are run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// The `-O` level passed to the compiler.
-    pub opt_level: u8,
     /// Also run the emulator with interleaving seed 1.
     pub second_interleaving: bool,
     /// The step limit of the interpreter and the emulator.
@@ -200,7 +207,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { opt_level: 2, second_interleaving: true, step_limit: 100_000_000 }
+        RunOptions { second_interleaving: true, step_limit: 100_000_000 }
     }
 }
 
@@ -240,7 +247,9 @@ pub fn run_ir(p: &crate::gen_ir::IrProgram, config: &Config, options: &RunOption
             gcnc::check::CheckArg::Scalar(u64::from(p.n)),
         ];
         let result =
-            check_with(&p.module, kernel, &config.target, &launch, &args, &check_options(options), &|_, _| false);
+            check_with(&p.module, kernel, &config.target, &launch, &args, &check_options(config, options), &|_, _| {
+                false
+            });
         match (p.irreducible, result) {
             (true, Err(CheckError::Compile(e))) if e.to_string().contains("irreducible") => Ok(()),
             (true, other) => {
@@ -258,9 +267,9 @@ pub fn run_ir(p: &crate::gen_ir::IrProgram, config: &Config, options: &RunOption
     })
 }
 
-fn check_options(options: &RunOptions) -> CheckOptions {
+fn check_options(config: &Config, options: &RunOptions) -> CheckOptions {
     CheckOptions {
-        compile: Options { opt_level: options.opt_level, ..Options::default() },
+        compile: Options { opt_level: config.opt_level, ..Options::default() },
         extra_seeds: if options.second_interleaving { vec![1] } else { Vec::new() },
     }
 }
@@ -300,8 +309,15 @@ fn run_unguarded(text: &str, name: &str, config: &Config, options: &RunOptions) 
         seed: 0,
         step_limit: Some(options.step_limit),
     };
-    match check_with(&case.module, case.kernel, &config.target, &launch, &args, &check_options(options), &|_, _| false)
-    {
+    match check_with(
+        &case.module,
+        case.kernel,
+        &config.target,
+        &launch,
+        &args,
+        &check_options(config, options),
+        &|_, _| false,
+    ) {
         Ok(None) => Ok(()),
         Ok(Some(m)) => {
             let elem = match case.params.get(m.param) {
@@ -374,8 +390,10 @@ mod tests {
     fn configurations_follow_the_processor_table() {
         let labels: Vec<String> =
             configs(&DEFAULT_MCPUS.map(String::from)).unwrap().into_iter().map(|c| c.label).collect();
-        assert_eq!(labels, ["gfx1100-w32", "gfx1100-w64", "gfx1100-w32-cumode", "gfx942-w64", "gfx942-w64-tgsplit"]);
-        let flags: Vec<String> = main_configs().iter().map(Config::flags).collect();
-        assert_eq!(flags, ["-mcpu=gfx1100", "-mcpu=gfx1100 -mwavefrontsize64", "-mcpu=gfx942"]);
+        let expected = ["gfx1100-w32", "gfx1100-w64", "gfx1100-w32-cumode", "gfx942-w64", "gfx942-w64-tgsplit"];
+        assert_eq!(labels, expected.map(|l| format!("{l}-O2")));
+        let flags: Vec<String> = main_configs().iter().map(|c| c.at(0).flags()).collect();
+        assert_eq!(flags, ["-mcpu=gfx1100 -O0", "-mcpu=gfx1100 -mwavefrontsize64 -O0", "-mcpu=gfx942 -O0"]);
+        assert_eq!(main_configs()[1].at(0).at(3).label, "gfx1100-w64-O3");
     }
 }

@@ -1,5 +1,6 @@
 //! The fuzzer's CI slice: a fixed range of seeds (500 `.gk` programs and 125 IR kernels) on
-//! the three main configurations (gfx1100 wave32 and wave64, gfx942). Every program must
+//! the three main configurations (gfx1100 wave32 and wave64, gfx942) at -O2, and on gfx1100
+//! wave32 at -O0 (no optimizer pass). Every program must
 //! pass; a failure fails the test with each signature's minimized reproducer and the `gcnc
 //! check` command that reproduces it, ready to become a `tests/regress/` kernel.
 
@@ -15,7 +16,7 @@ fn fixed_seeds_pass_on_the_main_configurations() {
         seed: 0,
         count: 500,
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        configs: main_configs(),
+        configs: main_configs().into_iter().chain(main_configs().first().map(|c| c.at(0))).collect(),
         run: RunOptions::default(),
         ir_one_in: 4,
         reduce: true,

@@ -148,12 +148,17 @@ pub struct CompileOpts {
     /// Compile the module's kernels on N threads (the output never depends on N)
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<NonZeroUsize>,
-    /// Print the program after this stage to stderr (repeatable)
-    #[arg(long = "print-after", value_name = "PASS")]
+    /// Print each kernel after this stage to stderr (repeatable): an optimizer pass (IR) or a
+    /// machine stage (MIR)
+    #[arg(long = "print-after", value_name = "STAGE",
+          value_parser = clap::builder::PossibleValuesParser::new(gcnc::compile::Stages::names()))]
     pub print_after: Vec<String>,
-    /// Print the program after every stage to stderr
+    /// Print each kernel after every stage to stderr
     #[arg(long = "print-after-all")]
     pub print_after_all: bool,
+    /// Verify the IR after every optimizer pass (debug builds always do)
+    #[arg(long)]
+    pub verify: bool,
     /// Print per-kernel statistics: instructions, bytes, registers, spills, occupancy, waits
     #[arg(long)]
     pub stats: bool,

@@ -3,8 +3,8 @@
 //! of a module, and returns the code object in the form the caller asks for.
 
 use crate::launch::ScalarType;
-use frontend_ir::verifier::{verify_module, VerifierErrors};
-use frontend_ir::{FuncId, Module};
+use frontend_ir::verifier::{verify_function, verify_module, VerifierErrors};
+use frontend_ir::{FuncId, Function, Module};
 use isa::processor::Target;
 use runtime_abi::descriptor::{set_register_counts, KernelDescriptor, RegisterUse};
 use runtime_abi::elf::{CodeObject, KernelCode};
@@ -25,15 +25,70 @@ pub struct Options {
     /// [`Compiled::asm`], for `-S`, `--emit=mir` and tests); off by default, since printing
     /// costs about a tenth of a compile.
     pub text: bool,
-    /// The optimization level, 0 to 3 (`-O0` to `-O3`; 2 by default). Every level compiles the
-    /// same code today: the pipeline has no optional pass yet.
+    /// The optimization level, 0 to 3 (`-O0` to `-O3`; 2 by default): which IR passes run
+    /// ([`opt::pipeline`]).
     pub opt_level: u8,
+    /// The stages after which each kernel is printed into [`Compiled::printed`]
+    /// (`--print-after`).
+    pub print_after: Stages,
+    /// Runs the IR verifier after every optimizer pass also in release builds (`--verify`;
+    /// debug builds always do).
+    pub verify: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { code_object_version: CodeObjectVersion::V5, threads: 1, text: false, opt_level: 2 }
+        Options {
+            code_object_version: CodeObjectVersion::V5,
+            threads: 1,
+            text: false,
+            opt_level: 2,
+            print_after: Stages::NONE,
+            verify: false,
+        }
     }
+}
+
+/// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
+const MACHINE_STAGES: [&str; 5] = ["isel", "regalloc", "hazards", "waitcnt", "delay_alu"];
+
+/// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
+/// stages), as `--print-after` selects them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stages(u32);
+
+impl Stages {
+    /// No stage.
+    pub const NONE: Stages = Stages(0);
+    /// Every stage.
+    pub const ALL: Stages = Stages(u32::MAX);
+
+    /// Every stage's name, in pipeline order.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        opt::PASSES.iter().map(|p| p.name).chain(MACHINE_STAGES)
+    }
+
+    /// The set with `name` added; `None` when no stage has that name.
+    pub fn with(self, name: &str) -> Option<Stages> {
+        let index = Stages::names().position(|n| n == name)?;
+        Some(Stages(self.0 | 1 << index))
+    }
+
+    /// Whether the set holds the stage `name`.
+    pub fn contains(self, name: &str) -> bool {
+        Stages::names().position(|n| n == name).is_some_and(|i| self.0 & 1 << i != 0)
+    }
+}
+
+/// A kernel as printed after a stage (`--print-after`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageDump {
+    /// The kernel.
+    pub kernel: String,
+    /// The stage.
+    pub stage: &'static str,
+    /// The kernel after it: IR text after an optimizer pass, MIR text after a machine stage.
+    pub text: String,
 }
 
 impl CompileError {
@@ -42,6 +97,7 @@ impl CompileError {
         match self {
             CompileError::Select { kernel, .. }
             | CompileError::Allocate { kernel, .. }
+            | CompileError::Optimize { kernel, .. }
             | CompileError::Emit { kernel, .. } => Some(kernel),
             _ => None,
         }
@@ -79,6 +135,16 @@ pub enum CompileError {
         kernel: String,
         /// Why.
         reason: regalloc::AllocError,
+    },
+    /// An optimizer pass left IR that does not verify (a bug in the pass).
+    #[error("@{kernel}: internal error: the IR after the optimizer pass `{pass}` does not verify:\n{errors}")]
+    Optimize {
+        /// The kernel.
+        kernel: String,
+        /// The pass.
+        pass: &'static str,
+        /// What the verifier found.
+        errors: VerifierErrors,
     },
     /// Assembly failed (an internal error of an earlier stage).
     #[error("@{kernel}: {reason}")]
@@ -126,6 +192,9 @@ pub struct Compiled {
     pub mir: Vec<(String, String)>,
     /// Per-kernel statistics.
     pub stats: Vec<KernelStats>,
+    /// The kernels after the stages [`Options::print_after`] asked for, kernel by kernel in
+    /// module order and each in pipeline order.
+    pub printed: Vec<StageDump>,
 }
 
 impl Compiled {
@@ -205,9 +274,11 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
         asm: Vec::new(),
         mir: Vec::new(),
         stats: Vec::new(),
+        printed: Vec::new(),
     };
     for result in results {
-        let out = result.expect("every kernel was compiled")?;
+        let mut out = result.expect("every kernel was compiled")?;
+        compiled.printed.append(&mut out.printed);
         compiled.mir.push((out.code.name.clone(), out.mir));
         compiled.asm.push((out.code.name.clone(), out.asm));
         compiled.stats.push(out.stats);
@@ -222,6 +293,46 @@ struct KernelOutput {
     mir: String,
     asm: String,
     stats: KernelStats,
+    printed: Vec<StageDump>,
+}
+
+/// `module` with kernel `id` optimized at `options.opt_level`, as a module of that one kernel
+/// (helpers are inlined before selection, so the kernel is all isel needs), or `None` at
+/// `-O0`. The IR is verified after each pass in debug builds and with [`Options::verify`].
+fn optimize(
+    module: &Module,
+    id: FuncId,
+    options: &Options,
+    printed: &mut Vec<StageDump>,
+) -> Result<Option<Module>, CompileError> {
+    if opt::pipeline(options.opt_level).0.is_empty() {
+        return Ok(None);
+    }
+    let mut func = module.functions[id].clone();
+    let verify = cfg!(debug_assertions) || options.verify;
+    let mut broken: Option<(&'static str, VerifierErrors)> = None;
+    let mut after = |pass: &'static str, f: &Function| {
+        if options.print_after.contains(pass) {
+            let mut text = String::new();
+            // Writing into a String cannot fail.
+            let _ = frontend_ir::write::write_function(&mut text, module, f);
+            printed.push(StageDump { kernel: f.name.clone(), stage: pass, text });
+        }
+        if verify && broken.is_none() {
+            let mut alone = Module::default();
+            let k = alone.push(f.clone());
+            if let Err(errors) = verify_function(&alone, k) {
+                broken = Some((pass, errors));
+            }
+        }
+    };
+    opt::optimize(&mut func, options.opt_level, &mut after);
+    if let Some((pass, errors)) = broken {
+        return Err(CompileError::Optimize { kernel: func.name, pass, errors });
+    }
+    let mut single = Module::default();
+    single.push(func);
+    Ok(Some(single))
 }
 
 /// Runs the pipeline for one kernel.
@@ -235,25 +346,43 @@ fn compile_kernel(
     let kernel = module.functions[id].name.clone();
     let mut times = Vec::new();
     let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
+    let mut printed = Vec::new();
+    let t = Instant::now();
+    let optimized = optimize(module, id, options, &mut printed)?;
+    timed("opt", t);
+    let (module, id) = match &optimized {
+        Some(m) => (m, FuncId::from_u32(0)),
+        None => (module, id),
+    };
+    let mut print = |stage: &'static str, mir: &isa::mir::Function| {
+        if options.print_after.contains(stage) {
+            printed.push(StageDump { kernel: kernel.clone(), stage, text: mir.to_string() });
+        }
+    };
     let t = Instant::now();
     let sel =
         isel::select(module, id, target).map_err(|reason| CompileError::Select { kernel: kernel.clone(), reason })?;
     timed("isel", t);
     let mut mir = sel.mir;
+    print("isel", &mir);
     let t = Instant::now();
     let alloc = regalloc::allocate(&mut mir, proc)
         .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
     timed("regalloc", t);
+    print("regalloc", &mir);
     let t = Instant::now();
     let hazards = sched::hazards::resolve_hazards(&mut mir, proc);
     isel::strip_implicit(&mut mir);
     timed("hazards", t);
+    print("hazards", &mir);
     let t = Instant::now();
     let waits = sched::waitcnt::insert_waits(&mut mir);
     timed("waitcnt", t);
+    print("waitcnt", &mir);
     let t = Instant::now();
     let delays = sched::delay_alu::insert_delay_alu(&mut mir);
     timed("delay_alu", t);
+    print("delay_alu", &mir);
     let t = Instant::now();
     let assembled = emit::assemble::assemble(&mir, proc.sgprs, options.text)
         .map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
@@ -306,5 +435,6 @@ fn compile_kernel(
         asm: assembled.asm,
         code: KernelCode { name: kernel, code: assembled.code, descriptor, metadata: meta },
         stats,
+        printed,
     })
 }

@@ -4,7 +4,7 @@
 
 use crate::cli::write_file;
 use anyhow::Result;
-use gcnc::compile::Options;
+use gcnc::compile::{Options, Stages};
 use runtime_abi::kernarg::CodeObjectVersion;
 use std::path::PathBuf;
 
@@ -46,8 +46,24 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     };
     let threads = opts.jobs.map_or(1, std::num::NonZeroUsize::get);
     let text = matches!(kind, EmitKind::Asm | EmitKind::Mir);
-    let mut compiled =
-        source.compile(&target, &Options { code_object_version: version, threads, text, opt_level: opts.opt_level })?;
+    let print_after = if opts.print_after_all {
+        Stages::ALL
+    } else {
+        // clap has checked the names against the same list.
+        opts.print_after.iter().fold(Stages::NONE, |set, name| set.with(name).unwrap_or(set))
+    };
+    let options = Options {
+        code_object_version: version,
+        threads,
+        text,
+        opt_level: opts.opt_level,
+        print_after,
+        verify: opts.verify,
+    };
+    let mut compiled = source.compile(&target, &options)?;
+    for dump in &compiled.printed {
+        eprint!("; @{} after {}\n{}", dump.kernel, dump.stage, dump.text);
+    }
     compiled.describe_params(&source.signatures);
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),

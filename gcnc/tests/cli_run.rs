@@ -179,3 +179,41 @@ fn a_closed_pipe_is_not_an_error() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `-O0` runs no optimizer pass and `-O2` does, so they give different code for a kernel with
+/// constants to fold; `--print-after` prints the kernel after the stages it names (IR after an
+/// optimizer pass, MIR after a machine stage) and an unknown stage is a usage error.
+#[test]
+fn opt_levels_differ_and_print_after_names_the_stages() {
+    let dir = std::env::temp_dir().join(format!("gcnc-opt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("k.gk");
+    std::fs::write(
+        &src,
+        "kernel k(o: &mut [u32], n: u32) {\n    let i = global_id.x;\n    o[i] = n * (3u * 4u) + (i - i);\n}\n",
+    )
+    .unwrap();
+    let src = src.to_str().unwrap();
+    let asm = |level: &str| {
+        let out = gcnc(&["compile", src, level, "-S", "-o", "-"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let (o0, o2) = (asm("-O0"), asm("-O2"));
+    assert_ne!(o0, o2);
+    assert!(o0.lines().count() > o2.lines().count(), "-O2 is not shorter:\n{o0}\n{o2}");
+
+    let out = gcnc(&["compile", src, "-o", "/dev/null", "--print-after=fold", "--print-after=regalloc"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let headers: Vec<&str> = err.lines().filter(|l| l.starts_with("; @k after")).collect();
+    assert_eq!(headers, ["; @k after fold", "; @k after fold", "; @k after regalloc"], "{err}");
+    // After folding, 3 * 4 is the constant 12 and i - i is gone.
+    assert!(err.contains("iconst.i32 12"), "{err}");
+    assert!(!err.contains("sub "), "{err}");
+
+    let out = gcnc(&["compile", src, "-o", "/dev/null", "--print-after=nonesuch"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("simplify_cfg"), "the usage error lists the stages");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,4 +1,5 @@
-//! The per-lane meaning of the IR's computational instructions, on values held as bits in a
+//! The per-lane meaning of the IR's computational instructions (public, so that whatever
+//! computes a value ahead of time, as the optimizer's constant folding, computes exactly this), on values held as bits in a
 //! `u64` (integers zero-extended to 64 bits, floats as their IEEE bits, `i1` as 0 or 1).
 //!
 //! This is the arithmetic half of the reference interpreter's contract (kernel-language.md,
@@ -124,7 +125,7 @@ fn float_fma(ty: Type, a: u64, b: u64, c: u64) -> u64 {
 }
 
 /// The result of a unary operation.
-pub(crate) fn unary(op: UnaryOp, ty: Type, a: u64) -> u64 {
+pub fn unary(op: UnaryOp, ty: Type, a: u64) -> u64 {
     let m = ty.mask();
     let bits = ty.bits() as u64;
     match op {
@@ -150,7 +151,7 @@ pub(crate) fn unary(op: UnaryOp, ty: Type, a: u64) -> u64 {
 }
 
 /// The result of a binary operation.
-pub(crate) fn binary(op: BinaryOp, ty: Type, a: u64, b: u64) -> u64 {
+pub fn binary(op: BinaryOp, ty: Type, a: u64, b: u64) -> u64 {
     let m = ty.mask();
     let bits = ty.bits();
     let (sa, sb) = (sext(ty, a), sext(ty, b));
@@ -202,12 +203,12 @@ pub(crate) fn binary(op: BinaryOp, ty: Type, a: u64, b: u64) -> u64 {
 }
 
 /// `a * b + c` with one rounding.
-pub(crate) fn fma(ty: Type, a: u64, b: u64, c: u64) -> u64 {
+pub fn fma(ty: Type, a: u64, b: u64, c: u64) -> u64 {
     float_fma(ty, a, b, c)
 }
 
 /// An integer or pointer comparison.
-pub(crate) fn icmp(cc: IntCC, ty: Type, a: u64, b: u64) -> bool {
+pub fn icmp(cc: IntCC, ty: Type, a: u64, b: u64) -> bool {
     let (ua, ub) = (a & ty.mask(), b & ty.mask());
     let (sa, sb) = (sext(ty, a), sext(ty, b));
     match cc {
@@ -225,7 +226,7 @@ pub(crate) fn icmp(cc: IntCC, ty: Type, a: u64, b: u64) -> bool {
 }
 
 /// A float comparison (ordered or unordered, as LLVM's fcmp).
-pub(crate) fn fcmp(cc: FloatCC, ty: Type, a: u64, b: u64) -> bool {
+pub fn fcmp(cc: FloatCC, ty: Type, a: u64, b: u64) -> bool {
     let (x, y) = (to_f64(ty, a), to_f64(ty, b));
     let uno = x.is_nan() || y.is_nan();
     match cc {
@@ -295,7 +296,7 @@ fn int_to_float(from: Type, a: u64, to: Type, signed: bool) -> u64 {
 }
 
 /// A conversion of `a` (of type `from`) to `to`.
-pub(crate) fn convert(op: ConvOp, from: Type, to: Type, a: u64) -> u64 {
+pub fn convert(op: ConvOp, from: Type, to: Type, a: u64) -> u64 {
     match op {
         ConvOp::Sext => (sext(from, a) as u64) & to.mask(),
         ConvOp::Zext | ConvOp::Itrunc | ConvOp::Bitcast => a & from.mask() & to.mask(),

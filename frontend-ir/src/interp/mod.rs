@@ -19,7 +19,7 @@
 //! wave and lane: an out-of-bounds or misaligned access, a read of uninitialized shared memory,
 //! a barrier not reached by every work-item of the group, reaching `unreachable`, the step limit.
 
-mod eval;
+pub mod eval;
 mod memory;
 
 pub use memory::{GlobalMemory, MemError, PRIVATE_APERTURE, SHARED_APERTURE};

@@ -1,0 +1,191 @@
+//! Constant folding and algebraic simplification, with exactly the reference interpreter's
+//! semantics: an instruction whose operands are all constants becomes the constant the
+//! interpreter's own arithmetic ([`frontend_ir::interp::eval`]) computes, and an instruction
+//! that an exact identity makes equal to one of its operands is replaced by it.
+//!
+//! The identities are integer ones (`x + 0`, `x * 1`, `x * 0`, `x & x`, `x ^ x`, shifts by a
+//! multiple of the width, division by 1, ...), `select` with a constant or twice the same
+//! operand, and comparisons of a value with itself. No float identity is used: `x * 1.0`
+//! quiets a signalling NaN and `x + 0.0` turns `-0` into `+0`, so none is exact. The
+//! approximate functions (`rsqrt exp2 log2 sin cos`) are not folded, so every level computes
+//! them alike. A block parameter that every predecessor passes the same value (or itself) is
+//! replaced by that value; dead-code elimination removes it.
+
+use crate::rewrite::{constant, replace, resolve_operands};
+use cranelift_entity::SecondaryMap;
+use frontend_ir::interp::eval;
+use frontend_ir::{BinaryOp, DataFlowGraph, Function, InstData, IntCC, Type, UnaryOp, Value, ValueDef};
+
+/// What an instruction simplifies to.
+enum Folded {
+    /// A constant of the result's type, as bits.
+    Constant(u64),
+    /// One of the values it already has.
+    Value(Value),
+}
+
+/// Folds and simplifies every instruction and block parameter of `func`; true if any changed.
+pub fn fold(func: &mut Function) -> bool {
+    let mut changed = fold_params(func);
+    for &block in &func.layout {
+        let mut insts = std::mem::take(&mut func.dfg.blocks[block].insts);
+        insts.retain(|&inst| {
+            resolve_operands(&mut func.dfg, inst);
+            let Some(result) = func.dfg.inst_result(inst) else { return true };
+            let ty = func.dfg.value_type(result);
+            match simplify(&func.dfg, &func.dfg.insts[inst], ty) {
+                None => true,
+                Some(Folded::Constant(bits)) => {
+                    func.dfg.insts[inst] = if ty.is_float() {
+                        InstData::FloatConst { ty, bits }
+                    } else {
+                        InstData::IntConst { ty, imm: bits & ty.mask() }
+                    };
+                    changed = true;
+                    true
+                }
+                Some(Folded::Value(v)) => {
+                    replace(&mut func.dfg, result, v);
+                    func.dfg.results[inst] = None.into();
+                    changed = true;
+                    false
+                }
+            }
+        });
+        func.dfg.blocks[block].insts = insts;
+    }
+    changed
+}
+
+/// Replaces each block parameter whose incoming values are all one value (the parameter
+/// itself aside) by that value; the entry block's parameters are the function's and stay.
+fn fold_params(func: &mut Function) -> bool {
+    /// Per parameter: the one value seen so far, or a conflict.
+    #[derive(Copy, Clone, Default, PartialEq)]
+    enum Incoming {
+        #[default]
+        None,
+        One(Value),
+        Many,
+    }
+    let dfg = &func.dfg;
+    let mut incoming: SecondaryMap<Value, Incoming> = SecondaryMap::with_capacity(dfg.values.len());
+    for (_, inst) in func.insts_in_layout() {
+        for call in dfg.insts[inst].block_calls() {
+            for (&param, &arg) in dfg.blocks[call.block].params.iter().zip(&call.args) {
+                let arg = dfg.resolve_aliases(arg);
+                incoming[param] = match incoming[param] {
+                    _ if arg == param => incoming[param],
+                    Incoming::None => Incoming::One(arg),
+                    Incoming::One(v) if v == arg => Incoming::One(v),
+                    _ => Incoming::Many,
+                };
+            }
+        }
+    }
+    let entry = func.entry();
+    let mut changed = false;
+    for &block in func.layout.iter().filter(|&&b| Some(b) != entry) {
+        for i in 0..func.dfg.blocks[block].params.len() {
+            let param = func.dfg.blocks[block].params[i];
+            if let Incoming::One(v) = incoming[param] {
+                if func.dfg.resolve_aliases(param) == param {
+                    replace(&mut func.dfg, param, v);
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
+}
+
+/// What `data`, whose result has type `ty`, simplifies to, if anything.
+fn simplify(dfg: &DataFlowGraph, data: &InstData, ty: Type) -> Option<Folded> {
+    let c = |v: Value| constant(dfg, v);
+    let arg_ty = |v: Value| dfg.value_type(v);
+    match *data {
+        InstData::Unary { op, arg } => {
+            let approximate =
+                matches!(op, UnaryOp::Rsqrt | UnaryOp::Exp2 | UnaryOp::Log2 | UnaryOp::Sin | UnaryOp::Cos);
+            if approximate {
+                return None;
+            }
+            if let Some(a) = c(arg) {
+                return Some(Folded::Constant(eval::unary(op, ty, a)));
+            }
+            // -(-x), !!x, fneg(fneg x): the same bits.
+            let ValueDef::Result(inner) = dfg.values[arg].def else { return None };
+            match dfg.insts[inner] {
+                InstData::Unary { op: inner_op, arg: x }
+                    if inner_op == op && matches!(op, UnaryOp::Neg | UnaryOp::Not | UnaryOp::Fneg) =>
+                {
+                    Some(Folded::Value(x))
+                }
+                _ => None,
+            }
+        }
+        InstData::Binary { op, args: [a, b] } => {
+            let t = arg_ty(a);
+            match (c(a), c(b)) {
+                (Some(x), Some(y)) => Some(Folded::Constant(eval::binary(op, t, x, y))),
+                _ if t.is_int() => integer_identity(op, t, a, b, c(a), c(b)),
+                _ => None,
+            }
+        }
+        InstData::Fma { args: [a, b, d] } => Some(Folded::Constant(eval::fma(ty, c(a)?, c(b)?, c(d)?))),
+        InstData::Select { args: [cond, t, f] } => match c(cond) {
+            Some(x) => Some(Folded::Value(if x & 1 == 1 { t } else { f })),
+            None if t == f => Some(Folded::Value(t)),
+            None => None,
+        },
+        InstData::Icmp { cc, args: [a, b] } => match (c(a), c(b)) {
+            (Some(x), Some(y)) => Some(Folded::Constant(u64::from(eval::icmp(cc, arg_ty(a), x, y)))),
+            _ if a == b => {
+                let holds = matches!(cc, IntCC::Eq | IntCC::Ule | IntCC::Uge | IntCC::Sle | IntCC::Sge);
+                Some(Folded::Constant(u64::from(holds)))
+            }
+            _ => None,
+        },
+        InstData::Fcmp { cc, args: [a, b] } => {
+            Some(Folded::Constant(u64::from(eval::fcmp(cc, arg_ty(a), c(a)?, c(b)?))))
+        }
+        InstData::Convert { op, ty: to, arg } => {
+            let from = arg_ty(arg);
+            if from.is_ptr() || to.is_ptr() {
+                return None;
+            }
+            Some(Folded::Constant(eval::convert(op, from, to, c(arg)?)))
+        }
+        _ => None,
+    }
+}
+
+/// The exact integer identities of `a op b` (of type `t`), given which operands are constant.
+fn integer_identity(op: BinaryOp, t: Type, a: Value, b: Value, ca: Option<u64>, cb: Option<u64>) -> Option<Folded> {
+    let m = t.mask();
+    let is = |c: Option<u64>, k: u64| c.is_some_and(|x| x & m == k & m);
+    let shift_by_width = |c: Option<u64>| c.is_some_and(|x| (x & m).is_multiple_of(u64::from(t.bits())));
+    let same = a == b;
+    use BinaryOp::*;
+    let value = |v| Some(Folded::Value(v));
+    let zero = Some(Folded::Constant(0));
+    match op {
+        Add if is(cb, 0) => value(a),
+        Add if is(ca, 0) => value(b),
+        Sub if is(cb, 0) => value(a),
+        Sub | Xor if same => zero,
+        Mul if is(cb, 1) => value(a),
+        Mul if is(ca, 1) => value(b),
+        Mul | And if is(ca, 0) || is(cb, 0) => zero,
+        And if is(cb, m) || same => value(a),
+        And if is(ca, m) => value(b),
+        Or | Xor if is(cb, 0) => value(a),
+        Or | Xor if is(ca, 0) => value(b),
+        Or if is(ca, m) || is(cb, m) => Some(Folded::Constant(m)),
+        Or | Smin | Smax | Umin | Umax if same => value(a),
+        Shl | Lshr | Ashr if shift_by_width(cb) => value(a),
+        Udiv | Sdiv if is(cb, 1) => value(a),
+        Urem | Srem if is(cb, 1) => zero,
+        _ => None,
+    }
+}

@@ -1,0 +1,84 @@
+//! The IR optimizer: SSA passes over a [`Function`] of frontend-ir, between the front ends and
+//! instruction selection. Each pass is a plain function over one function that says whether it
+//! changed anything, in a file named after it; what runs at each `-O` level is written down in
+//! one place, [`pipeline`].
+//!
+//! Every pass keeps the program's meaning exactly as the reference interpreter defines it
+//! (`kernel-language.md`): integer arithmetic wraps, division is RISC-V's, float arithmetic
+//! is never reassociated and no float identity is used that a NaN or a signed zero could
+//! break; constants are computed by the interpreter's own functions
+//! ([`frontend_ir::interp::eval`]). Where the lanes of a wave rejoin is part of that meaning
+//! (wave operations see the lanes active where they run, [`frontend_ir::reconverge`]), so the
+//! passes that change the CFG keep its joins: they merge straight-line blocks and drop
+//! unreachable ones everywhere, and fold constant branches only in functions without wave
+//! operations, whose joins nothing can observe.
+//!
+//! ```text
+//!  -O0  nothing: the code maps to the source one to one
+//!  -O1  fold → simplify_cfg → gvn → dce
+//!  -O2  the same, repeated while it changes something (at most 4 rounds); -O3 as -O2
+//! ```
+//!
+//! Not built yet (issue 12): loads in value numbering, loop-invariant code motion, loop
+//! rotation and strength reduction, unrolling, if-conversion, scalar replacement of private
+//! arrays.
+#![deny(missing_docs)]
+
+pub mod dce;
+pub mod fold;
+pub mod gvn;
+mod rewrite;
+pub mod simplify_cfg;
+
+use frontend_ir::Function;
+
+/// One pass: its name (as `--print-after` takes it) and the function that runs it.
+#[derive(Copy, Clone, Debug)]
+pub struct Pass {
+    /// The name, as the command line's `--print-after=NAME` spells it.
+    pub name: &'static str,
+    /// Runs the pass; true when it changed the function.
+    pub run: fn(&mut Function) -> bool,
+}
+
+/// Every pass, in the order one round runs them.
+pub const PASSES: [Pass; 4] = [
+    Pass { name: "fold", run: fold::fold },
+    Pass { name: "simplify_cfg", run: simplify_cfg::simplify_cfg },
+    Pass { name: "gvn", run: gvn::gvn },
+    Pass { name: "dce", run: dce::dce },
+];
+
+/// What `-O<level>` runs: the passes of one round, and how many rounds at most (a round
+/// repeats only while some pass of the previous one changed the function).
+pub fn pipeline(level: u8) -> (&'static [Pass], u32) {
+    match level {
+        0 => (&[], 0),
+        1 => (&PASSES, 1),
+        _ => (&PASSES, 4),
+    }
+}
+
+/// Optimizes `func` at `level` (0 to 3), calling `after(pass, func)` after each pass ran (for
+/// `--print-after`), and leaves it canonical (values numbered in layout order). Returns
+/// whether anything changed.
+pub fn optimize(func: &mut Function, level: u8, after: &mut dyn FnMut(&'static str, &Function)) -> bool {
+    let (passes, rounds) = pipeline(level);
+    let mut changed_any = false;
+    for _ in 0..rounds {
+        let mut changed = false;
+        for pass in passes {
+            let c = (pass.run)(func);
+            if c {
+                func.canonicalize();
+            }
+            changed |= c;
+            after(pass.name, func);
+        }
+        changed_any |= changed;
+        if !changed {
+            break;
+        }
+    }
+    changed_any
+}

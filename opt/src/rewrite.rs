@@ -1,0 +1,47 @@
+//! What the passes share: reading constants, replacing a value by another, and which
+//! instructions observe the active lanes of a wave.
+
+use frontend_ir::{DataFlowGraph, InstData, Value, ValueDef};
+
+/// The bits of `v` when it is an integer or float constant (integers zero-extended).
+pub(crate) fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {
+    let ValueDef::Result(inst) = dfg.values[dfg.resolve_aliases(v)].def else { return None };
+    match dfg.insts[inst] {
+        InstData::IntConst { imm, .. } => Some(imm),
+        InstData::FloatConst { bits, .. } => Some(bits),
+        _ => None,
+    }
+}
+
+/// Makes `v` another name for `with`: every use of `v` reads `with` once aliases are resolved
+/// (each pass resolves them as it reads operands; canonicalization removes them).
+pub(crate) fn replace(dfg: &mut DataFlowGraph, v: Value, with: Value) {
+    let with = dfg.resolve_aliases(with);
+    if with != v {
+        dfg.values[v].def = ValueDef::Alias(with);
+    }
+}
+
+/// Resolves the aliases among the operands and branch arguments of `inst`.
+pub(crate) fn resolve_operands(dfg: &mut DataFlowGraph, inst: frontend_ir::Inst) {
+    let mut data = std::mem::replace(&mut dfg.insts[inst], InstData::Unreachable);
+    for a in data.args_mut() {
+        *a = dfg.resolve_aliases(*a);
+    }
+    for call in data.block_calls_mut() {
+        for a in call.args.iter_mut() {
+            *a = dfg.resolve_aliases(*a);
+        }
+    }
+    dfg.insts[inst] = data;
+}
+
+/// Whether the instruction's result depends on which lanes of the wave are active (a wave
+/// operation): such an instruction is neither merged with another nor moved across control
+/// flow.
+pub(crate) fn is_wave_op(data: &InstData) -> bool {
+    matches!(
+        data,
+        InstData::Ballot { .. } | InstData::ReadFirstLane { .. } | InstData::Shuffle { .. } | InstData::Reduce { .. }
+    )
+}

@@ -1,5 +1,5 @@
-//! Shared helpers of gcnc's integration suites (in `tests/tests/`): locating and parsing the
-//! `.gir` corpus, a small deterministic random generator, and typed views of interpreter
+//! Shared helpers of gcnc's integration suites (in `tests/tests/`): the filetest format,
+//! locating and parsing the `.gir` corpus, a small deterministic random generator, and typed views of interpreter
 //! buffers.
 
 use frontend_ir::interp::{run_kernel, GlobalMemory, InterpError, Launch, Options, RunStats};
@@ -7,6 +7,7 @@ use frontend_ir::parser::parse_module;
 use frontend_ir::Module;
 use std::path::PathBuf;
 
+pub mod filetest;
 pub mod programs;
 
 /// The folder `tests/gir/<sub>` of the repository.

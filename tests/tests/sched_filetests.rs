@@ -6,13 +6,6 @@
 //! by a reader, not just accepted.
 
 use gcnc::{Target, TargetId};
-use std::path::PathBuf;
-
-const OUTPUT: &str = "; output:\n";
-
-fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("filetests").join("sched")
-}
 
 /// The MIR after allocation, hazards and waits, for each `; target gfxN:W` line.
 fn run(input: &str) -> String {
@@ -53,34 +46,5 @@ fn run(input: &str) -> String {
 
 #[test]
 fn sched_filetests() {
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir()).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    assert!(files.len() >= 4, "the sched filetests are missing");
-    let mut failures = Vec::new();
-    for path in files {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let (input, expected) = match text.split_once(OUTPUT) {
-            Some((i, e)) => (
-                i.to_string(),
-                e.lines().map(|l| l.strip_prefix("; ").unwrap_or(l)).collect::<Vec<_>>().join("\n") + "\n",
-            ),
-            None => (text.clone(), String::new()),
-        };
-        let actual = run(&input);
-        if bless {
-            let body: String = actual.lines().map(|l| format!("; {l}\n")).collect();
-            std::fs::write(&path, format!("{input}{OUTPUT}{body}")).unwrap();
-        } else if actual != expected {
-            let first = actual.lines().zip(expected.lines()).position(|(a, e)| a != e).unwrap_or(0);
-            failures.push(format!(
-                "{}: output differs at line {}:\n  expected: {:?}\n  actual:   {:?}\n(BLESS=1 rewrites it if the change is intended)",
-                path.display(),
-                first + 1,
-                expected.lines().nth(first),
-                actual.lines().nth(first)
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    gcnc_tests::filetest::check_dir("sched", 4, |input| Ok(run(input)));
 }

@@ -361,11 +361,12 @@ impl<'a> Analysis<'a> {
 fn is_source(func: &Function, data: &InstData) -> bool {
     match data {
         InstData::Special { value } => matches!(value, Special::LocalId(_) | Special::LaneId),
-        InstData::AtomicRmw { .. }
-        | InstData::AtomicCas { .. }
-        | InstData::AtomicLoad { .. }
-        | InstData::Shuffle { .. }
-        | InstData::Call { .. } => true,
+        InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::Shuffle { .. } | InstData::Call { .. } => {
+            true
+        }
+        // Constant memory does not change while the kernel runs (an atomic load there is a
+        // plain one): the same address gives every lane the same value.
+        InstData::AtomicLoad { ptr, .. } => func.dfg.value_type(*ptr).addr_space() != Some(AddrSpace::Constant),
         InstData::Load { ptr, flags, .. } => {
             let space = func.dfg.value_type(*ptr).addr_space();
             !(space == Some(AddrSpace::Constant) && !flags.volatile && flags.av.is_none())

@@ -65,10 +65,14 @@ pub fn lower(file: &SourceFile, typed: &Typed) -> Module {
     module
 }
 
-/// The IR type of a declared scalar or buffer.
+/// The IR type of a declared scalar or buffer. A read-only buffer `&[T]` is constant memory
+/// (`ptr<constant>`): by the language's reference rules nothing writes it while the kernel
+/// runs, which is what the constant address space promises, so its uniform loads may go
+/// through the scalar cache and be merged or moved like any other read of unchanging memory.
 fn local_ir_type(typed: &Typed, id: NodeId) -> Type {
     match typed.locals.get(&id).map(|l| l.ty) {
         Some(Ty::Scalar(t)) => t.ir(),
+        Some(Ty::Buffer { mutable: false, .. }) => Type::Ptr(AddrSpace::Constant),
         Some(Ty::Buffer { .. }) => Type::Ptr(AddrSpace::Global),
         _ => Type::I32,
     }

@@ -13,7 +13,7 @@ use crate::types::{f16_bits_from_f64, Type};
 use half::f16;
 
 /// Sign-extends the low `ty.bits()` bits of `x`.
-pub(crate) fn sext(ty: Type, x: u64) -> i64 {
+pub fn sext(ty: Type, x: u64) -> i64 {
     let shift = 64 - ty.bits();
     ((x << shift) as i64) >> shift
 }

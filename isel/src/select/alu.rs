@@ -832,6 +832,41 @@ fn convert16(ctx: &mut Ctx<'_>, op: ConvOp, from: Type, ty: Type, arg: Value, r:
     }
 }
 
+/// `offset` as `zext(index) * scale` (a multiplication or a left shift of a zero-extended
+/// `i32` by a constant below 2^32), the shape of an indexed address.
+fn scaled_index(ctx: &Ctx<'_>, offset: Value) -> Option<(Value, u32)> {
+    let dfg = &ctx.func.dfg;
+    let def = |v: Value| match dfg.values[v].def {
+        frontend_ir::ValueDef::Result(i) => Some(&dfg.insts[i]),
+        _ => None,
+    };
+    let constant = |v: Value| match def(v)? {
+        InstData::IntConst { imm, .. } => Some(*imm),
+        _ => None,
+    };
+    let zext = |v: Value| match def(v)? {
+        &InstData::Convert { op: ConvOp::Zext, arg, .. } if dfg.value_type(arg) == Type::I32 => Some(arg),
+        _ => None,
+    };
+    let (index, scale) = match *def(offset)? {
+        InstData::Binary { op: BinaryOp::Mul, args: [a, b] } => match (zext(a), zext(b)) {
+            (Some(x), _) => (x, constant(b)?),
+            (_, Some(x)) => (x, constant(a)?),
+            _ => return None,
+        },
+        InstData::Binary { op: BinaryOp::Shl, args: [a, b] } => (zext(a)?, 1u64.checked_shl(constant(b)? as u32)?),
+        _ => return None,
+    };
+    Some((index, u32::try_from(scale).ok()?))
+}
+
+/// `v_mad_u64_u32`: the 64-bit `a * b + c` of dwords `a`, `b` and a 64-bit `c`, in a VGPR pair.
+pub(super) fn mad_u64_u32(ctx: &mut Ctx<'_>, a: Operand, b: Operand, c: Operand) -> Temp {
+    let (d, carry) = (ctx.temp(RegClass::V2), ctx.temp(ctx.lm()));
+    ctx.valu(Opcode::VMadU64U32, &[Def::temp(d), Def::temp(carry)], &[a, b, c]);
+    d
+}
+
 fn ptradd(ctx: &mut Ctx<'_>, p: Value, offset: Value, r: Value) -> Result<Val, IselError> {
     let ptr_bits = ctx.func.dfg.value_type(p).bits();
     let off_ty = ctx.func.dfg.value_type(offset);
@@ -841,6 +876,12 @@ fn ptradd(ctx: &mut Ctx<'_>, p: Value, offset: Value, r: Value) -> Result<Val, I
             return Err(ctx.unsupported("a 32-bit pointer plus a 64-bit offset"));
         }
         return binary(ctx, BinaryOp::Add, p, offset, r);
+    }
+    if let (true, Some((index, scale)), Val::Temp(base)) = (divergent, scaled_index(ctx, offset), ctx.val(p)?) {
+        // `p + zext(index) * scale` in one multiply-add, exact in 64 bits since both factors
+        // are below 2^32 (as LLVM selects addresses).
+        let index = ctx.operand(index)?;
+        return Ok(Val::Temp(mad_u64_u32(ctx, index, Operand::constant(scale), Operand::temp(base))));
     }
     let y = match (off_ty, ctx.val(offset)?) {
         (Type::I64, _) => ctx.halves(offset)?,

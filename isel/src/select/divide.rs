@@ -17,7 +17,7 @@
 //! every input on its own. A divisor of 0 is fixed up at the end (`v_cmp_eq_u64` and two
 //! `v_cndmask_b32`), since the estimate is meaningless there.
 
-use super::alu::{add64, finish, halves_of, scalar, v32, vector};
+use super::alu::{add64, finish, halves_of, mad_u64_u32, scalar, v32, vector};
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{BinaryOp, Type, Value};
@@ -317,10 +317,9 @@ pub(super) fn add_v64(ctx: &mut Ctx<'_>, a: Pair, b: Pair, sub: bool) -> Pair {
     halves_of(ctx, Operand::temp(t))
 }
 
-/// `v_mad_u64_u32`: the 64-bit `a * b + c` of dwords `a`, `b` and a 64-bit `c`.
+/// `v_mad_u64_u32`: the 64-bit `a * b + c` of dwords `a`, `b` and a 64-bit `c`, as dwords.
 fn mad64(ctx: &mut Ctx<'_>, a: Operand, b: Operand, c: Operand) -> Pair {
-    let (d, carry) = (ctx.temp(RegClass::V2), ctx.temp(ctx.lm()));
-    ctx.valu(Opcode::VMadU64U32, &[Def::temp(d), Def::temp(carry)], &[a, b, c]);
+    let d = mad_u64_u32(ctx, a, b, c);
     halves_of(ctx, Operand::temp(d))
 }
 

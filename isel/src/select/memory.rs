@@ -81,6 +81,14 @@ pub(super) fn select(ctx: &mut Ctx<'_>, data: &InstData, result: Option<Value>) 
         }
         InstData::Barrier => mm::barrier(ctx),
         InstData::Fence { sync } => mm::fence(ctx, sync),
+        InstData::AtomicLoad { ty, ptr, sync: _ }
+            if ctx.func.dfg.value_type(ptr).addr_space() == Some(AddrSpace::Constant) =>
+        {
+            // Nothing writes constant memory while the kernel runs, so an atomic load there
+            // reads no store and synchronizes with none: it is a plain load.
+            let flags = MemFlags::aligned(ty.bytes().unwrap_or(1));
+            load(ctx, ty, ptr, flags, CachePolicy::default(), true, result.expect("loads have results"))
+        }
         InstData::AtomicLoad { ty, ptr, sync } => {
             let space = atomic_space(ctx, ptr, "atomic_load")?;
             let cpol = global_cpol(ctx, space, Access::Load, sync);
@@ -189,7 +197,9 @@ fn load(
     let uniform = !ctx.div.is_divergent(result);
     if uniform && uniform_ok && !flat && ty.bytes() != Some(2) {
         // Constant memory at a uniform address: through the scalar cache (which has no 2-byte
-        // loads before GFX12: an f16 takes the vector load and `v_readfirstlane`).
+        // loads before GFX12: an f16 takes the vector load and `v_readfirstlane`), with the
+        // constant part of the address in the instruction's offset.
+        let (ptr, offset) = smem_offset(ctx, ptr);
         let base = match ctx.val(ptr)? {
             Val::Temp(t) if t.rc == RegClass::S2 => t,
             Val::Const(c) => ctx.wide_const(c, RegType::Sgpr),
@@ -197,7 +207,8 @@ fn load(
         };
         let dst = ctx.temp(RegClass::sgpr(dwords));
         let opcode = if dwords == 1 { Opcode::SLoadB32 } else { Opcode::SLoadB64 };
-        ctx.emit(mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(base)]));
+        let fields = mir::Fields { offset, ..Default::default() };
+        ctx.emit(mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(base)]).with_fields(fields));
         ctx.set(result, Val::Temp(dst));
         return Ok(());
     }
@@ -216,6 +227,26 @@ fn load(
     let val = if uniform { ctx.readfirstlane(dst) } else { dst };
     ctx.set(result, Val::Temp(val));
     Ok(())
+}
+
+/// `ptr` as a base pointer and a byte offset that SMEM's immediate offset takes: the constant
+/// offsets of the `ptradd`s that lead to `ptr`, summed while the sum stays in the field's range
+/// (non-negative, as a negative SMEM offset is not needed and GFX9 limits it).
+fn smem_offset(ctx: &Ctx<'_>, mut ptr: Value) -> (Value, i32) {
+    let field = isa::encoding::smem(ctx.family).offset;
+    let dfg = &ctx.func.dfg;
+    let mut offset = 0i64;
+    while let ValueDef::Result(inst) = dfg.values[ptr].def {
+        let InstData::PtrAdd { args: [base, delta] } = dfg.insts[inst] else { break };
+        let ValueDef::Result(k) = dfg.values[delta].def else { break };
+        let InstData::IntConst { ty, imm } = dfg.insts[k] else { break };
+        let sum = offset + frontend_ir::interp::eval::sext(ty, imm);
+        match i32::try_from(sum) {
+            Ok(o) if o >= 0 && field.fits_signed(o) => (ptr, offset) = (base, sum),
+            _ => break,
+        }
+    }
+    (ptr, offset as i32)
 }
 
 /// A store of `value` to `ptr`; its global or scratch form has the cache-policy bits `cpol`.

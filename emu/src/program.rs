@@ -8,7 +8,7 @@ use crate::hazard::Footprint;
 use crate::ops::{classify, Op};
 use isa::mir::Inst;
 use isa::opcode::Family;
-use isa::processor::{FeatureSetting, Processor};
+use isa::processor::Processor;
 use runtime_abi::descriptor::KernelDescriptor;
 use runtime_abi::initial_state::InitialState;
 use runtime_abi::metadata::{Arg, Kernel as MetaKernel, ValueKind};
@@ -242,6 +242,6 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Program, LoadError> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut program = Program::new(proc, kernels)?;
-    program.xnack = proc.generation == isa::processor::Generation::Gfx9 && target.xnack != FeatureSetting::Off;
+    program.xnack = isa::hazard::smem_clauses_replay(proc, target.xnack);
     Ok(program)
 }

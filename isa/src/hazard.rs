@@ -9,10 +9,16 @@
 //! the gfx940 instructions. GFX10 and later read the data at issue (LLVM's
 //! `hasNoDataDepHazard`) and have no such hazard. A compare-and-swap's data holds both the
 //! new and the compared value, so a 64-bit `cmpswap` has 128 bits of data.
+//!
+//! The SMEM soft-clause rule (LLVM's `checkSMEMSoftClauseHazards`): with XNACK on, a run of
+//! consecutive scalar memory instructions may be replayed after a page fault, so no
+//! instruction of the run may write a register that one of the run reads (a replayed load
+//! would read the overwritten value); a non-SMEM instruction ends the run. It holds on GFX9
+//! where XNACK may be on, i.e. unless the target says `xnack-` ([`smem_clauses_replay`]).
 
 use crate::mir::Inst;
 use crate::opcode::{Family, Format};
-use crate::processor::{Generation, Processor};
+use crate::processor::{FeatureSetting, Generation, Processor};
 use crate::reg::PhysReg;
 use crate::table::{self, Field};
 
@@ -39,6 +45,12 @@ pub fn store_data_wait_states(processor: &Processor) -> u32 {
         Generation::Gfx9 => 1,
         Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => 0,
     }
+}
+
+/// Whether runs of SMEM instructions on `processor` with the target's `xnack` setting may be
+/// replayed, so that a run must not write what it reads (the SMEM soft-clause rule).
+pub fn smem_clauses_replay(processor: &Processor, xnack: FeatureSetting) -> bool {
+    processor.generation == Generation::Gfx9 && xnack != FeatureSetting::Off
 }
 
 #[cfg(test)]

@@ -7,7 +7,10 @@
 //! transcendental result by another VALU (1), of EXEC by the lane-access instructions (4), of a
 //! lane select (4), of VCC by `v_div_fmas` (4), and a VALU write to the data of a pending store
 //! or atomic wider than 64 bits (the rule and its wait states are `isa::hazard`'s, which the
-//! emulator reads too). The pass counts wait states back through the block and through
+//! emulator reads too); and with XNACK possibly on, a run of SMEM instructions must not write
+//! a register the run reads (`isa::hazard::smem_clauses_replay`), so an `s_nop` ends the run
+//! before the load that would (the run is tracked across blocks as the union of the paths
+//! in, and assumed to write and read everything where a loop's back edge enters). The pass counts wait states back through the block and through
 //! each path into it from earlier blocks (the largest need over the paths decides); at a
 //! block entered from later code (a loop header) or from more than a few paths, it assumes
 //! the worst and pads with the largest requirement.
@@ -25,7 +28,7 @@ use isa::hazard;
 use isa::mir::{Function, Inst};
 use isa::opcode::{Family, Format, Opcode};
 use isa::operands::{shape_of, Loc};
-use isa::processor::Processor;
+use isa::processor::Target;
 use isa::reg::{PhysReg, RegType};
 
 /// The most wait states any gfx942 rule needs.
@@ -57,6 +60,8 @@ impl Run {
 struct Foot {
     valu: bool,
     salu: bool,
+    /// A scalar memory instruction.
+    smem: bool,
     trans: bool,
     defs: Vec<Run>,
     uses: Vec<Run>,
@@ -91,6 +96,7 @@ fn footprint(inst: &Inst, family: Family) -> Foot {
     let mut f = Foot {
         valu,
         salu,
+        smem: format == Format::Smem,
         trans: valu && inst.opcode.is_transcendental(family),
         defs: inst.defs.iter().filter_map(|d| run_of(d.reg, d.rc.size)).collect(),
         uses: inst.ops.iter().filter_map(|o| run_of(o.reg, o.rc().map_or(1, |rc| rc.size))).collect(),
@@ -182,12 +188,52 @@ pub struct HazardStats {
     pub depctrs: u32,
 }
 
-/// Inserts what the hazards of `func`'s generation need on `processor`. Blocks are in linear
+/// Inserts what the hazards of `func`'s generation need on `target`. Blocks are in linear
 /// order.
-pub fn resolve_hazards(func: &mut Function, processor: &Processor) -> HazardStats {
+pub fn resolve_hazards(func: &mut Function, target: &Target) -> HazardStats {
+    let processor = target.processor();
     match func.family {
-        Family::Gfx9 => resolve_gfx942(func, hazard::store_data_wait_states(processor)),
+        Family::Gfx9 => resolve_gfx942(
+            func,
+            hazard::store_data_wait_states(processor),
+            hazard::smem_clauses_replay(processor, target.id.xnack),
+        ),
         Family::Gfx11 => resolve_gfx11(func),
+    }
+}
+
+/// The open run of SMEM instructions (a soft clause) on the paths into the current point:
+/// the registers its instructions write and read (both empty when no run is open).
+#[derive(Clone, Debug, Default)]
+struct Clause {
+    defs: Vec<Run>,
+    uses: Vec<Run>,
+    /// The run is not known (a loop's back edge enters): it may have written and read
+    /// anything, and a wait for its results cannot be counted on.
+    unknown: bool,
+}
+
+impl Clause {
+    /// Whether `next` reads a result of the run: the wait pass then puts an `s_waitcnt` (a
+    /// non-SMEM instruction) before it, which ends the run.
+    fn read_by(&self, next: &Foot) -> bool {
+        !self.unknown && self.defs.iter().any(|d| next.uses.iter().any(|u| d.overlaps(*u)))
+    }
+
+    /// Whether the SMEM instruction `next`, joining the run, would write a register the run
+    /// reads (its own operands included), once the run has written something (the rule as
+    /// the emulator checks it, less what [`Clause::read_by`] leaves to the wait).
+    fn conflicts(&self, next: &Foot) -> bool {
+        if self.unknown {
+            return !next.defs.is_empty();
+        }
+        !self.defs.is_empty() && next.defs.iter().any(|d| self.uses.iter().chain(&next.uses).any(|u| d.overlaps(*u)))
+    }
+
+    fn extend(&mut self, other: &Clause) {
+        self.defs.extend_from_slice(&other.defs);
+        self.uses.extend_from_slice(&other.uses);
+        self.unknown |= other.unknown;
     }
 }
 
@@ -196,14 +242,22 @@ pub fn resolve_hazards(func: &mut Function, processor: &Processor) -> HazardStat
 /// worst case.
 const MAX_HISTORIES: usize = 4;
 
-fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardStats {
+fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32, smem_replay: bool) -> HazardStats {
     let family = func.family;
     let mut stats = HazardStats::default();
     // The histories at the end of each block: one per path that the block's entry merges.
     let mut tails: Vec<Vec<Vec<Foot>>> = vec![Vec::new(); func.blocks.len()];
+    // The SMEM run open at the end of each block (the union over the paths into it).
+    let mut clauses: Vec<Clause> = vec![Clause::default(); func.blocks.len()];
     for b in 0..func.blocks.len() {
         let preds = &func.blocks[b].linear_preds;
         let forward = preds.iter().all(|&p| (p as usize) < b);
+        let mut clause = Clause { unknown: !forward, ..Clause::default() };
+        if forward {
+            for &p in preds {
+                clause.extend(&clauses[p as usize]);
+            }
+        }
         let mut histories: Vec<Vec<Foot>> = if preds.is_empty() {
             vec![Vec::new()]
         } else if forward && preds.iter().map(|&p| tails[p as usize].len()).sum::<usize>() <= MAX_HISTORIES {
@@ -217,7 +271,21 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardSta
         for inst in block.insts.drain(..) {
             let foot = footprint(&inst, family);
             if !inst.opcode.is_pseudo() {
-                let need = histories.iter().map(|h| needed_gfx942(h, &foot, store_data_wait_states)).max().unwrap_or(0);
+                let mut need =
+                    histories.iter().map(|h| needed_gfx942(h, &foot, store_data_wait_states)).max().unwrap_or(0);
+                if foot.smem && clause.read_by(&foot) {
+                    clause = Clause::default();
+                } else if foot.smem && smem_replay && clause.conflicts(&foot) {
+                    // A non-SMEM instruction ends the run.
+                    need = need.max(1);
+                    clause = Clause::default();
+                }
+                if foot.smem {
+                    clause.defs.extend_from_slice(&foot.defs);
+                    clause.uses.extend_from_slice(&foot.uses);
+                } else {
+                    clause = Clause::default();
+                }
                 if need > 0 {
                     out.push(nop(need));
                     stats.nops += 1;
@@ -242,6 +310,7 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardSta
         }
         block.insts = out;
         tails[b] = histories;
+        clauses[b] = clause;
     }
     stats
 }
@@ -283,4 +352,36 @@ fn resolve_gfx11(func: &mut Function) -> HazardStats {
         block.insts = out;
     }
     stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use isa::mir_parse::parse_function;
+    use isa::processor::TargetId;
+
+    /// The gfx942 hazard pass on one block of `body` for target `id`: the instructions after it.
+    fn resolved(id: &str, body: &str) -> Vec<String> {
+        let text =
+            format!("function k (wave64):\nBB0: /* logical preds:  / linear preds:  / uniform */\n{body}  s_endpgm\n");
+        let mut func = parse_function(&text, Family::Gfx9).expect("the test MIR parses");
+        resolve_hazards(&mut func, &Target::new(TargetId::parse(id).unwrap()));
+        func.blocks[0].insts.iter().map(|i| i.opcode.name(Family::Gfx9).to_string()).collect()
+    }
+
+    /// With XNACK possibly on, the second load of the run writes s4, which the first one read:
+    /// an `s_nop` ends the run before it. A load that reads the run's result is left to the
+    /// wait that it needs anyway, and `xnack-` has no replay.
+    #[test]
+    fn smem_runs_do_not_write_what_they_read() {
+        let war = "  s6 = s_load_dword s[4:5]\n  s4 = s_load_dword s[8:9]\n";
+        assert_eq!(resolved("gfx942", war), ["s_load_dword", "s_nop", "s_load_dword", "s_endpgm"]);
+        assert_eq!(resolved("gfx942:xnack-", war), ["s_load_dword", "s_load_dword", "s_endpgm"]);
+        let own_base = "  s6 = s_load_dword s[4:5]\n  s8 = s_load_dword s[8:9]\n";
+        assert_eq!(resolved("gfx942", own_base), ["s_load_dword", "s_nop", "s_load_dword", "s_endpgm"]);
+        let raw = "  s6 = s_load_dword s[4:5]\n  s7 = s_load_dword s[6:7]\n";
+        assert_eq!(resolved("gfx942", raw), ["s_load_dword", "s_load_dword", "s_endpgm"]);
+        let apart = "  s6 = s_load_dword s[4:5]\n  s10 = s_load_dword s[8:9]\n";
+        assert_eq!(resolved("gfx942", apart), ["s_load_dword", "s_load_dword", "s_endpgm"]);
+    }
 }

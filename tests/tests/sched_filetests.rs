@@ -18,7 +18,7 @@ fn run(input: &str) -> String {
         target.wave_size = wave.trim().parse().unwrap();
         let mut mir = isel::select(&module, kernel, &target).unwrap().mir;
         regalloc::allocate(&mut mir, target.processor()).unwrap();
-        let hazards = sched::hazards::resolve_hazards(&mut mir, target.processor());
+        let hazards = sched::hazards::resolve_hazards(&mut mir, &target);
         isel::strip_implicit(&mut mir);
         let waits = sched::waitcnt::insert_waits(&mut mir);
         let delays = sched::delay_alu::insert_delay_alu(&mut mir);

@@ -6,9 +6,9 @@
 //! about ([`Program::compile`]). The command then fails with exit status 1.
 
 use anyhow::{bail, Context, Result};
-use gcnc::ir::parser::{parse_module_located, render_at, Locations};
+use gcnc::ir::parser::{parse_module_located, Locations};
 use gcnc::ir::verifier::verify_module;
-use gcnc::ir::Module;
+use gcnc::ir::{Module, SourceLoc};
 use gcnc::launch::{ArgSpec, ScalarType};
 use std::path::Path;
 
@@ -72,7 +72,7 @@ impl Program {
             let diagnostic = lang::Diagnostic::new(sig.span, message);
             eprint!("{}", lang::Diagnostics::new(&self.name, vec![diagnostic]).render(&self.src));
         } else if let Some(at) = kernel.and_then(|k| self.locations.as_ref()?.function(&self.module, k)) {
-            eprint!("{}", render_at(&self.src, &self.name, at, 1, &message));
+            eprint!("{}", at.render(&self.src, &self.name, &message).unwrap_or_default());
         } else {
             return anyhow::anyhow!("{}: {message}", self.name);
         }
@@ -119,8 +119,8 @@ pub fn load(path: &Path) -> Result<Program> {
     })?;
     if let Err(errors) = verify_module(&module) {
         for e in &errors.0 {
-            let at = locations.of_error(&module, e).unwrap_or((1, 1));
-            eprint!("{}", render_at(&src, &name, at, 1, &e.to_string()));
+            let at = locations.of_error(&module, e).unwrap_or(SourceLoc::new(0..0));
+            eprint!("{}", at.render(&src, &name, &e.to_string()).unwrap_or_default());
         }
         return Err(Reported.into());
     }

@@ -5,7 +5,8 @@
 //! not UTF-8 (at its first invalid byte), and the backend's errors ([`Program::compile`]): at
 //! the instruction they are about, through the source locations both front ends record in
 //! the IR (`Function::srclocs`: a `.gk` statement's or expression's span, a `.gir`
-//! instruction's text), else at the kernel. The command then fails with exit status 1.
+//! instruction's text), else at the kernel; and the reference interpreter's faults, at the
+//! instruction that faulted. The command then fails with exit status 1.
 
 use anyhow::{bail, Context, Result};
 use gcnc::ir::parser::{parse_module_located, Locations};
@@ -73,8 +74,9 @@ impl Program {
     }
 
     /// An error at `loc` in the source, else about `kernel` (or the whole file): printed
-    /// there when the source says where it is, else naming the file.
-    fn located(&self, message: String, kernel: Option<&str>, loc: Option<SourceLoc>) -> anyhow::Error {
+    /// there with the source line and a caret when the source says where it is, else naming
+    /// the file.
+    pub fn located(&self, message: String, kernel: Option<&str>, loc: Option<SourceLoc>) -> anyhow::Error {
         let kernel_loc = || match &self.locations {
             Some(locations) => locations.function(&self.module, kernel?),
             None => {
@@ -85,14 +87,10 @@ impl Program {
         let Some(at) = loc.filter(|l| !l.is_none()).or_else(kernel_loc) else {
             return anyhow::anyhow!("{}: {message}", self.name);
         };
-        if self.locations.is_some() {
-            // `.gir`: rendered as its parser's and verifier's errors are.
-            eprint!("{}", at.render(&self.src, &self.name, &message).unwrap_or_default());
-        } else {
-            let range = at.range().unwrap_or_default();
-            let diagnostic = lang::Diagnostic::new(lang::Span::new(range.start, range.end), message);
-            eprint!("{}", lang::Diagnostics::new(&self.name, vec![diagnostic]).render(&self.src));
-        }
+        // As the `.gir` parser's errors, for both inputs: the message, the place, the line and
+        // a caret (without the front end's "could not compile" summary, since a fault of the
+        // interpreter comes here too).
+        eprint!("{}", at.render(&self.src, &self.name, &message).unwrap_or_default());
         Reported.into()
     }
 

@@ -279,6 +279,30 @@ fn case_07_backend_errors_name_the_source_line_of_the_instruction() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A fault of the reference interpreter (`run --device interp`, `check`) is at the line of
+/// the instruction that faulted, in `.gk` and `.gir` alike.
+#[test]
+fn case_07_interpreter_faults_name_the_source_line_of_the_instruction() {
+    let dir = scratch("fault-located");
+    let oob = "is out of bounds";
+    let src = "kernel k(x: &mut [u32], n: u32) {\n    let i = global_id.x;\n    if i < n {\n        \
+               x[i + 100u] = i;\n    }\n}\n";
+    let gk = write(&dir, "oob.gk", src);
+    let at = format!("--> {}\n", place(&gk, src, "x[i + 100u] = i;"));
+    let launch = ["--grid", "4", "--block", "4"];
+    let run = fails_with(&[&["check", &gk][..], &launch].concat(), oob);
+    assert!(run.stderr.contains(&at), "not at {at}:\n{}", run.stderr);
+    let args = ["run", &gk, "--device", "interp", "--arg", "u32[4]:zeros", "--arg", "4"];
+    let run = fails_with(&[&args[..], &launch].concat(), oob);
+    assert!(run.stderr.contains(&at), "not at {at}:\n{}", run.stderr);
+    let src = "kernel @k(ptr<global>) {\nblock0(%p: ptr<global>):\n    %v = load.i32 %p\n    ret\n}\n";
+    let gir = write(&dir, "oob.gir", src);
+    let args = ["run", &gir, "--device", "interp", "--arg", "i32[0]:zeros"];
+    let run = fails_with(&[&args[..], &launch].concat(), oob);
+    assert!(run.stderr.contains(&format!("--> {}\n", place(&gir, src, "%v = load"))), "{}", run.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn case_08_the_nesting_limit_counts_nesting_not_chains() {
     let dir = scratch("chains");

@@ -36,6 +36,10 @@
 //! the construction state and can be reused for many functions to avoid reallocations. Calls
 //! need the callee's return type, which the function alone does not know: [`FunctionBuilder::call`]
 //! takes it as a parameter (look it up in the [`Module`](crate::Module) signature of the callee).
+//! Each instruction records the builder's current source location
+//! ([`FunctionBuilder::set_srcloc`]) in [`Function::srclocs`](crate::Function::srclocs), and
+//! canonicalization keeps it with the instruction; the zeros of variables read before any
+//! assignment take the location of the read.
 //! Misusing the API (inserting after a terminator, branching to a sealed block, assigning a value
 //! of the wrong type) is a bug in the frontend and panics with a message saying what went wrong.
 //!
@@ -151,6 +155,7 @@ use crate::function::{DataFlowGraph, Function, ValueData, ValueDef};
 use crate::instructions::{
     BinaryOp, BlockCall, ConvOp, FloatCC, InstData, IntCC, MemFlags, ReduceOp, RmwOp, Special, SyncInfo, UnaryOp,
 };
+use crate::srcloc::SourceLoc;
 use crate::types::{f16_bits_from_f64, AddrSpace, Type};
 use cranelift_entity::{entity_impl, EntitySet, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
@@ -236,6 +241,8 @@ pub struct FunctionBuilder<'a> {
     func: &'a mut Function,
     ctx: &'a mut FunctionBuilderContext,
     current: Option<Block>,
+    /// The source location every new instruction records ([`FunctionBuilder::set_srcloc`]).
+    srcloc: SourceLoc,
 }
 
 impl<'a> FunctionBuilder<'a> {
@@ -248,7 +255,20 @@ impl<'a> FunctionBuilder<'a> {
             func.name
         );
         ctx.clear();
-        FunctionBuilder { func, ctx, current: None }
+        FunctionBuilder { func, ctx, current: None, srcloc: SourceLoc::NONE }
+    }
+
+    /// Sets the source location of the instructions made from now on (in the function's
+    /// [`srclocs`](Function::srclocs) table), as Cranelift's `set_srcloc`: a frontend sets it
+    /// before lowering each statement or expression. [`SourceLoc::NONE`] (the start) records
+    /// nothing.
+    pub fn set_srcloc(&mut self, loc: SourceLoc) {
+        self.srcloc = loc;
+    }
+
+    /// The current source location (see [`FunctionBuilder::set_srcloc`]).
+    pub fn srcloc(&self) -> SourceLoc {
+        self.srcloc
     }
 
     /// The function being built (not canonical before [`FunctionBuilder::finish`]).
@@ -418,7 +438,8 @@ impl<'a> FunctionBuilder<'a> {
     /// cached as the definition in every block on the way.
     fn read_var(&mut self, var: Variable, block: Block) -> Value {
         let ctx = &mut *self.ctx;
-        let dfg = &mut self.func.dfg;
+        let Function { dfg, srclocs, .. } = &mut *self.func;
+        let zero_loc = (srclocs, self.srcloc);
         let ty = ctx.vars[var];
         let mut b = block;
         let value = loop {
@@ -433,7 +454,7 @@ impl<'a> FunctionBuilder<'a> {
                 break param;
             }
             match state.preds.len() {
-                0 => break zero_at_top(dfg, &mut ctx.zeros, b, ty),
+                0 => break zero_at_top(dfg, &mut ctx.zeros, b, ty, zero_loc),
                 // A cycle of single-predecessor blocks (unreachable code) falls through to the
                 // parameter case when it comes back to a block it crossed.
                 1 if !ctx.visited.contains(b) => {
@@ -502,7 +523,7 @@ impl<'a> FunctionBuilder<'a> {
         }
         let entry = self.func.layout[0];
         let ctx = &mut *self.ctx;
-        let dfg = &mut self.func.dfg;
+        let Function { dfg, srclocs, .. } = &mut *self.func;
 
         // The blocks reachable from the entry. Parameters of unreachable blocks are kept: there
         // definitions need not dominate uses, and removing a trivial parameter could leave an
@@ -571,7 +592,11 @@ impl<'a> FunctionBuilder<'a> {
                 Some(v) => v,
                 // Only the parameter itself flows in, which in a reachable block only happens in
                 // the entry block when it was sealed late: the variable is unassigned, so zero.
-                None => zero_at_top(dfg, &mut ctx.zeros, entry, dfg.values[param].ty),
+                // No read is being lowered here: the zero has no source location.
+                None => {
+                    let ty = dfg.values[param].ty;
+                    zero_at_top(dfg, &mut ctx.zeros, entry, ty, (&mut *srclocs, SourceLoc::NONE))
+                }
             };
             dfg.values[param].def = ValueDef::Alias(target);
             ctx.pruned_blocks.push(block);
@@ -650,6 +675,7 @@ impl<'a> FunctionBuilder<'a> {
         let result = self.func.result_type(&data, |_| callee_ret);
         let inst = self.func.dfg.make_inst(data, result);
         self.func.dfg.blocks[block].insts.push(inst);
+        self.func.set_srcloc(inst, self.srcloc);
         for call in self.func.dfg.insts[inst].block_calls() {
             let preds = &mut self.ctx.blocks[call.block].preds;
             if preds.last() != Some(&(block, inst)) {
@@ -950,9 +976,19 @@ fn zero_const(ty: Type) -> InstData {
     }
 }
 
-/// A zero of type `ty` defined at the start of `block`, after the zeros already there.
-fn zero_at_top(dfg: &mut DataFlowGraph, zeros: &mut SecondaryMap<Block, u32>, block: Block, ty: Type) -> Value {
+/// A zero of type `ty` defined at the start of `block`, after the zeros already there, at the
+/// source location `loc.1` (the read that needed it), recorded in the table `loc.0`.
+fn zero_at_top(
+    dfg: &mut DataFlowGraph,
+    zeros: &mut SecondaryMap<Block, u32>,
+    block: Block,
+    ty: Type,
+    (srclocs, loc): (&mut SecondaryMap<Inst, SourceLoc>, SourceLoc),
+) -> Value {
     let inst = dfg.make_inst(zero_const(ty), Some(ty));
+    if !loc.is_none() {
+        srclocs[inst] = loc;
+    }
     dfg.blocks[block].insts.insert(zeros[block] as usize, inst);
     zeros[block] += 1;
     dfg.inst_result(inst).expect("a constant has a result")
@@ -1013,6 +1049,74 @@ mod tests {
     #[track_caller]
     fn check(text: &str, expected: &str) {
         assert!(text == expected, "printed:\n{text}\nexpected:\n{expected}");
+    }
+
+    /// Each instruction records the location current when it was made, through `finish`'s
+    /// renumbering (a block laid out before one created earlier); the zero of a variable read
+    /// before any assignment takes the read's. A function built without locations keeps an
+    /// empty table.
+    #[test]
+    fn instructions_record_the_current_source_location() {
+        let mut func = Function::new("f", FuncKind::Helper, Signature { params: vec![Type::I32], ret: None });
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut ctx);
+        let entry = b.create_block();
+        let (late, early) = (b.create_block(), b.create_block());
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let p = b.append_entry_params()[0];
+        let unset = b.iconst(Type::I32, 7);
+        b.set_srcloc(SourceLoc::new(10..14));
+        let x = b.declare_var(Type::I32);
+        let zero = b.use_var(x);
+        let sum = b.iadd(p, zero);
+        b.set_srcloc(SourceLoc::new(20..21));
+        assert_eq!(b.srcloc(), SourceLoc::new(20..21));
+        b.jump(early, &[]);
+        b.seal_block(early);
+        b.switch_to_block(early);
+        b.set_srcloc(SourceLoc::new(30..35));
+        let c = b.icmp(IntCC::Eq, sum, unset);
+        b.brif(c, late, &[], late, &[]);
+        b.seal_block(late);
+        b.switch_to_block(late);
+        b.set_srcloc(SourceLoc::NONE);
+        b.ret(None);
+        b.finish();
+        assert_eq!(func.layout.len(), 3);
+        let mut module = Module::default();
+        module.push(func);
+        let func = module.functions.values().next().expect("pushed");
+        let located: Vec<(String, Option<std::ops::Range<usize>>)> = func
+            .insts_in_layout()
+            .map(|(_, i)| (crate::write::inst_to_string(&module, func, i), func.srclocs[i].range()))
+            .collect();
+        let expected = [
+            ("%1 = iconst.i32 0", Some(10..14)),
+            ("%2 = iconst.i32 7", None),
+            ("%3 = add %0, %1", Some(10..14)),
+            ("jump block1", Some(20..21)),
+            ("%4 = icmp eq %3, %2", Some(30..35)),
+            ("brif %4, block2, block2", Some(30..35)),
+            ("ret", None),
+        ];
+        let expected: Vec<(String, Option<std::ops::Range<usize>>)> =
+            expected.into_iter().map(|(t, r)| (t.to_string(), r)).collect();
+        assert_eq!(located, expected);
+        assert_eq!(func.block_srcloc(func.layout[2]), SourceLoc::NONE);
+        assert_eq!(func.block_srcloc(func.layout[1]), SourceLoc::new(30..35));
+
+        let mut plain = Function::new("g", FuncKind::Helper, Signature::default());
+        let mut b = FunctionBuilder::new(&mut plain, &mut ctx);
+        let entry = b.create_block();
+        b.switch_to_block(entry);
+        let x = b.declare_var(Type::I32);
+        let v = b.use_var(x);
+        b.unary(UnaryOp::Neg, v);
+        b.ret(None);
+        b.finish();
+        assert_eq!(plain.dfg.insts.len(), 3);
+        assert!(plain.srclocs.is_empty());
     }
 
     #[test]

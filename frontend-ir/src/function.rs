@@ -8,6 +8,7 @@
 
 use crate::entities::{Block, FuncId, Inst, Slot, Value};
 use crate::instructions::InstData;
+use crate::srcloc::SourceLoc;
 use crate::types::{AddrSpace, Type};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
@@ -202,6 +203,9 @@ pub struct Function {
     pub dfg: DataFlowGraph,
     /// The blocks in order; the first is the entry block.
     pub layout: Vec<Block>,
+    /// Where each instruction is written in the source the function came from
+    /// ([`SourceLoc::NONE`] where unknown; see [`crate::srcloc`]). Empty until one is set.
+    pub srclocs: SecondaryMap<Inst, SourceLoc>,
 }
 
 impl Function {
@@ -214,6 +218,7 @@ impl Function {
             slots: PrimaryMap::new(),
             dfg: DataFlowGraph::default(),
             layout: Vec::new(),
+            srclocs: SecondaryMap::new(),
         }
     }
 
@@ -248,10 +253,28 @@ impl Function {
         self.layout.iter().flat_map(move |&b| self.dfg.blocks[b].insts.iter().map(move |&i| (b, i)))
     }
 
+    /// Sets the source location of `inst`; setting no location where none is keeps the
+    /// table empty, so a function built without locations costs nothing.
+    pub fn set_srcloc(&mut self, inst: Inst, loc: SourceLoc) {
+        if !loc.is_none() || self.srclocs.get(inst).is_some_and(|l| !l.is_none()) {
+            self.srclocs[inst] = loc;
+        }
+    }
+
+    /// Where `block` is written: the location of its first instruction that has one
+    /// ([`SourceLoc::NONE`] if none has), for errors about a block.
+    pub fn block_srcloc(&self, block: Block) -> SourceLoc {
+        let insts = self.dfg.blocks.get(block).map_or(&[][..], |b| &b.insts[..]);
+        insts.iter().map(|&i| self.srclocs[i]).find(|l| !l.is_none()).unwrap_or_default()
+    }
+
     /// Renumbers blocks, values and instructions in layout order, resolves aliases, and drops
-    /// everything outside the layout, so that entity numbers match the printed text.
+    /// everything outside the layout, so that entity numbers match the printed text. Source
+    /// locations follow their instructions.
     pub fn canonicalize(&mut self) {
         let old = std::mem::take(&mut self.dfg);
+        let old_srclocs = std::mem::take(&mut self.srclocs);
+        let mut srclocs = SecondaryMap::new();
         let mut block_map: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::with_capacity(old.blocks.len());
         let mut value_map: SecondaryMap<Value, PackedOption<Value>> = SecondaryMap::with_capacity(old.values.len());
         let mut new = DataFlowGraph::default();
@@ -285,6 +308,9 @@ impl Function {
                     }
                 }
                 let ni = new.insts.push(data);
+                if !old_srclocs[i].is_none() {
+                    srclocs[ni] = old_srclocs[i];
+                }
                 if let Some(r) = old.inst_result(i) {
                     let nr = value_map[r].unwrap();
                     new.values[nr].def = ValueDef::Result(ni);
@@ -295,6 +321,7 @@ impl Function {
         }
         self.layout = self.layout.iter().map(|&b| block_map[b].unwrap()).collect();
         self.dfg = new;
+        self.srclocs = srclocs;
     }
 }
 

@@ -6,7 +6,8 @@
 //! lowers to it, embedding programs build it with the [`builder`], and tests write it as text
 //! (`.gir`, see [`parser`] and [`write`](mod@write)). The [`verifier`] checks that a module is well formed,
 //! [`cfg`](mod@cfg), [`dominator_tree`] and [`loops`] analyse its control flow, [`reconverge`] says
-//! where the lanes of a wave meet again after a divergent branch, and the [`interp`]
+//! where the lanes of a wave meet again after a divergent branch, [`srcloc`] where each
+//! instruction is written in the source it came from, and the [`interp`]
 //! reference interpreter runs a kernel over a grid and is the semantic oracle that compiled code
 //! is checked against.
 #![deny(missing_docs)]
@@ -21,6 +22,7 @@ pub mod interp;
 pub mod loops;
 pub mod parser;
 pub mod reconverge;
+pub mod srcloc;
 mod types;
 pub mod verifier;
 pub mod write;
@@ -33,4 +35,5 @@ pub use instructions::{
     BinaryOp, BlockCall, ConvOp, Dim, FloatCC, InstData, IntCC, MemFlags, Ordering, ReduceOp, RmwOp, Scope, Special,
     SyncInfo, UnaryOp,
 };
+pub use srcloc::SourceLoc;
 pub use types::{f16_bits_from_f64, AddrSpace, Type};

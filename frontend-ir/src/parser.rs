@@ -81,6 +81,7 @@ use crate::instructions::{
     BinaryOp, BlockCall, ConvOp, Dim, FloatCC, InstData, IntCC, MemFlags, Ordering, ReduceOp, RmwOp, Scope, Special,
     SyncInfo, UnaryOp,
 };
+use crate::srcloc::SourceLoc;
 use crate::types::{AddrSpace, Type};
 use cranelift_entity::EntityRef;
 use smallvec::SmallVec;
@@ -139,8 +140,8 @@ pub fn parse_module(src: &str) -> Result<Module, ParseError> {
     parse_module_located(src).map(|(module, _)| module)
 }
 
-/// Parses a module from `.gir` text, with where each of its functions, blocks and
-/// instructions is written.
+/// Parses a module from `.gir` text, with where each of its functions and blocks is written.
+/// Where each instruction is written goes to its function's [`srclocs`](Function::srclocs).
 pub fn parse_module_located(src: &str) -> Result<(Module, Locations), ParseError> {
     let (toks, lex_err) = lex(src);
     let mut p = Parser { src, toks, lex_err, pos: 0, locations: Locations::default() };
@@ -148,41 +149,40 @@ pub fn parse_module_located(src: &str) -> Result<(Module, Locations), ParseError
     Ok((module, p.locations))
 }
 
-/// Where a parsed module's entities are written: line and column (from 1) of each
-/// function's name, of each block's label and of each instruction's first token, indexed as
-/// the canonical entities are (`funcs[f]` is function `f`; its `blocks[k]` is `blockk`, its
-/// `insts[k]` instruction `k`, both in layout order, which is the text's).
+/// Where a parsed module's functions and blocks are written: the name of each function and
+/// the label of each block, indexed as the canonical entities are (`funcs[f]` is function
+/// `f`; its `blocks[k]` is `blockk`, in layout order, which is the text's). Each instruction's
+/// location, from its first token to its last, is in its function's
+/// [`srclocs`](Function::srclocs), as the kernel language's are.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Locations {
     /// Per function, in module order.
     pub funcs: Vec<FuncLocations>,
 }
 
-/// Where one function's entities are written (see [`Locations`]).
+/// Where one function's name and blocks are written (see [`Locations`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FuncLocations {
     /// The function's name.
-    pub name: (u32, u32),
+    pub name: SourceLoc,
     /// Each block's label.
-    pub blocks: Vec<(u32, u32)>,
-    /// Each instruction's first token.
-    pub insts: Vec<(u32, u32)>,
+    pub blocks: Vec<SourceLoc>,
 }
 
 impl Locations {
     /// Where the function named `name` is defined.
-    pub fn function(&self, module: &Module, name: &str) -> Option<(u32, u32)> {
+    pub fn function(&self, module: &Module, name: &str) -> Option<SourceLoc> {
         let (id, _) = module.functions.iter().find(|(_, f)| f.name == name)?;
         Some(self.funcs.get(id.index())?.name)
     }
 
     /// Where a verifier error is: its instruction, else its block, else its function.
-    pub fn of_error(&self, module: &Module, e: &crate::verifier::VerifierError) -> Option<(u32, u32)> {
-        let (id, _) = module.functions.iter().find(|(_, f)| f.name == e.func)?;
+    pub fn of_error(&self, module: &Module, e: &crate::verifier::VerifierError) -> Option<SourceLoc> {
+        let (id, f) = module.functions.iter().find(|(_, f)| f.name == e.func)?;
         let func = self.funcs.get(id.index())?;
-        let inst = e.inst.and_then(|i| func.insts.get(i.index()));
-        let block = e.block.and_then(|b| func.blocks.get(b.index()));
-        Some(*inst.or(block).unwrap_or(&func.name))
+        let inst = e.inst.map(|i| f.srclocs[i]).filter(|l| !l.is_none());
+        let block = e.block.and_then(|b| func.blocks.get(b.index()).copied());
+        Some(inst.or(block).unwrap_or(func.name))
     }
 }
 
@@ -239,6 +239,11 @@ impl Span {
 }
 
 impl Token {
+    /// The token's bytes, as a source location.
+    fn loc(&self) -> SourceLoc {
+        SourceLoc::new(self.start..self.end)
+    }
+
     fn span(&self) -> Span {
         Span { line: self.line, col: self.col, len: sat_u32(self.end.saturating_sub(self.start)).max(1) }
     }
@@ -481,8 +486,8 @@ struct Header<'a> {
     body: usize,
     /// The line of the name.
     line: u32,
-    /// The column of the name.
-    col: u32,
+    /// Where the name is.
+    loc: SourceLoc,
 }
 
 struct ValueInfo<'a> {
@@ -746,7 +751,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let kind = if kernel { FuncKind::Kernel(attrs) } else { FuncKind::Helper };
-        Ok(Header { name, kind, signature, body: self.pos, line: name_tok.line, col: name_tok.col })
+        Ok(Header { name, kind, signature, body: self.pos, line: name_tok.line, loc: name_tok.loc() })
     }
 
     // --- types and numbers ---------------------------------------------------------------
@@ -900,7 +905,7 @@ impl<'a> Parser<'a> {
 
     fn parse_body(&mut self, header: Header<'a>, funcs: &Funcs<'a>) -> Result<Function, BodyError> {
         self.pos = header.body;
-        self.locations.funcs.push(FuncLocations { name: (header.line, header.col), ..FuncLocations::default() });
+        self.locations.funcs.push(FuncLocations { name: header.loc, blocks: Vec::new() });
         let mut body = Body {
             func: Function::new(header.name, header.kind, header.signature),
             value_names: HashMap::new(),
@@ -937,10 +942,11 @@ impl<'a> Parser<'a> {
             if t.kind == Kind::Eof {
                 return Err(self.unexpected(t, "an instruction, a block label or `}`").into());
             }
-            let at = (t.line, t.col);
             let inst = self.parse_inst(&mut body, funcs)?;
             body.func.dfg.blocks[block].insts.push(inst);
-            self.function_locations().insts.push(at);
+            // From the first token to the last one the instruction took.
+            let end = self.toks[self.pos.saturating_sub(1)].end;
+            body.func.set_srcloc(inst, SourceLoc::new(t.start..end));
         }
         self.finish(body, funcs).map_err(BodyError::from)
     }
@@ -989,7 +995,7 @@ impl<'a> Parser<'a> {
         };
         body.blocks[block.index()].def = Some(span);
         body.func.layout.push(block);
-        self.function_locations().blocks.push((t.line, t.col));
+        self.function_locations().blocks.push(t.loc());
         if self.eat(Kind::LParen) && !self.eat(Kind::RParen) {
             loop {
                 let vt = self.peek();
@@ -2420,6 +2426,22 @@ block4:
         check_err(src, "%p", "use of undefined value `%p`");
         let m = parse(&src.replace("store:", "store(%p: ptr<global>):"));
         assert_eq!(m.functions[FuncId::new(0)].layout.len(), 2);
+    }
+
+    /// Each instruction's location is its text, from its first token to its last, whatever
+    /// the layout's order of the blocks; blocks and functions are at their labels and names.
+    #[test]
+    fn instructions_are_located_at_their_text() {
+        let src = "; c\nfunc @f(i32) -> i32 {\nentry(%a: i32):\n    jump two\none:\n    ret %b ; done\n\
+                   two:\n    %b = add %a,\n         %a\n    jump one\n}\n";
+        let (m, locations) = parse_module_located(src).unwrap();
+        let f = &m.functions[FuncId::new(0)];
+        let texts: Vec<&str> = f.insts_in_layout().map(|(_, i)| &src[f.srclocs[i].range().unwrap()]).collect();
+        assert_eq!(texts, ["jump two", "ret %b", "%b = add %a,\n         %a", "jump one"]);
+        let at = |loc: SourceLoc| &src[loc.range().unwrap()];
+        assert_eq!(at(locations.funcs[0].name), "@f");
+        assert_eq!(locations.funcs[0].blocks.iter().map(|&l| at(l)).collect::<Vec<_>>(), ["entry", "one", "two"]);
+        assert_eq!(locations.function(&m, "f"), Some(locations.funcs[0].name));
     }
 
     #[test]

@@ -91,6 +91,18 @@ pub enum CheckError {
     },
 }
 
+impl CheckError {
+    /// Where in the module's source the error is: the instruction the backend refused
+    /// ([`CompileError::loc`]) or the one the interpreter faulted at.
+    pub fn loc(&self) -> Option<frontend_ir::SourceLoc> {
+        match self {
+            CheckError::Compile(e) => e.loc(),
+            CheckError::Interp(e) => e.loc(),
+            CheckError::Emu(_) | CheckError::ArgCount { .. } => None,
+        }
+    }
+}
+
 /// Compiles `kernel` for `target`, runs it on the emulator and the IR on the interpreter with
 /// `args`, and returns the first difference, if any.
 pub fn check(

@@ -109,7 +109,8 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
     let launch =
         CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed, step_limit: opts.step_limit };
     let result = match check(module, kernel, &target, &launch, &args) {
-        Err(CheckError::Compile(e)) => Err(program.located(format!("compiling for {}: {e}", target.id), e.kernel())),
+        Err(CheckError::Compile(e)) => Err(program.compile_error(&target, &e)),
+        Err(e) if e.loc().is_some() => Err(program.located(e.to_string(), None, e.loc())),
         result => Ok(result?),
     };
     match result? {

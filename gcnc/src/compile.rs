@@ -4,7 +4,7 @@
 
 use crate::launch::ScalarType;
 use frontend_ir::verifier::{verify_function, verify_module, VerifierErrors};
-use frontend_ir::{FuncId, Function, InstData, Module};
+use frontend_ir::{FuncId, Function, InstData, Module, SourceLoc};
 use isa::processor::Target;
 use runtime_abi::descriptor::{set_register_counts, KernelDescriptor, RegisterUse};
 use runtime_abi::elf::{CodeObject, KernelCode};
@@ -99,6 +99,17 @@ impl CompileError {
             | CompileError::Allocate { kernel, .. }
             | CompileError::Optimize { kernel, .. }
             | CompileError::Emit { kernel, .. } => Some(kernel),
+            _ => None,
+        }
+    }
+
+    /// Where in the module's source the error is, when it is about an instruction (or a block)
+    /// whose function records its location ([`frontend_ir::Function::srclocs`]): an
+    /// instruction selection refuses. `None` for errors about a kernel as a whole, which
+    /// [`CompileError::kernel`] names.
+    pub fn loc(&self) -> Option<SourceLoc> {
+        match self {
+            CompileError::Select { reason, .. } => reason.loc(),
             _ => None,
         }
     }

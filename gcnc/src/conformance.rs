@@ -416,6 +416,19 @@ impl Case {
     }
 
     /// Each parameter's value: a buffer's initial contents, or a scalar's bytes.
+    /// `e` as the outcome's message: a compile error about an instruction starts with its
+    /// place in the kernel's file, `NAME.gk:line:col: `.
+    pub fn describe(&self, e: &RunError) -> String {
+        let at = match e {
+            RunError::Compile(c) => c.loc().and_then(|loc| loc.line_col(&self.source)),
+            _ => None,
+        };
+        match at {
+            Some((line, col)) => format!("{}.gk:{line}:{col}: {e}", self.name),
+            None => e.to_string(),
+        }
+    }
+
     fn inputs(&self) -> Result<Vec<ParamValue>, RunError> {
         let input = |e: crate::launch::LaunchError| RunError::Input(e.to_string());
         self.launch
@@ -853,7 +866,7 @@ pub fn run_case(suite: &Suite, case: &Case, config: &Config, device: Device) -> 
         None => Err(format!("no expectation file for {} (write it with: {BLESS_COMMAND})", case.name)),
         Some(expected) => match run_compiled(case, &config.target, device) {
             Err(e) if e.is_no_gpu() => return Err(e),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(case.describe(&e)),
             Ok(runs) => runs.iter().try_for_each(|(seed, got)| {
                 compare(expected, got, case.tolerance).map_err(|m| match seed {
                     0 => m,
@@ -969,6 +982,23 @@ mod tests {
             panic!("a missing expectation fails")
         };
         assert!(message.starts_with("no expectation file for twice"), "{message}");
+    }
+
+    /// A kernel the backend refuses fails with the line and column of the refused instruction.
+    #[test]
+    fn compile_errors_name_the_kernel_files_line() {
+        let src = VADD.replace("    if i < n", "    barrier();\n    if i < n");
+        let mut case = Case::parse("twice", &src).unwrap();
+        case.expected = Expected::Same(Vec::new());
+        let suite = Suite { cases: vec![case.clone()], known_failures: Vec::new() };
+        let gfx942 = configs(&["gfx942".to_string()]).unwrap().remove(0);
+        let split = Config { target: Target { tgsplit: true, ..gfx942.target }, ..gfx942 };
+        let Outcome::Fail(message) = run_case(&suite, &case, &split, Device::Emu).unwrap().outcome else {
+            panic!("a barrier under tgsplit does not compile")
+        };
+        let line = src.lines().position(|l| l.contains("barrier();")).unwrap() + 1;
+        assert!(message.starts_with(&format!("twice.gk:{line}:5: compile: @twice: ")), "{message}");
+        assert!(message.contains("threadgroup split mode"), "{message}");
     }
 
     #[test]

@@ -47,8 +47,14 @@ pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
     let launch = Launch { grid: opts.grid, block: opts.block, wave_size, dyn_shared_bytes };
     let defaults = Options::default();
     let options = Options { step_limit: opts.step_limit.unwrap_or(defaults.step_limit), ..defaults };
-    run_kernel(module, kernel, &launch, &args, &mut memory, &options)
-        .with_context(|| format!("running @{} on the reference interpreter", func.name))?;
+    run_kernel(module, kernel, &launch, &args, &mut memory, &options).map_err(|e| {
+        let message = format!("running @{} on the reference interpreter: {e}", func.name);
+        match e.loc() {
+            // A fault: at the instruction's line.
+            Some(loc) => program.located(message, None, Some(loc)),
+            None => anyhow::anyhow!(message),
+        }
+    })?;
     Ok(buffers
         .into_iter()
         .map(|b| b.and_then(|addr| memory.buffer(addr)).map(<[u8]>::to_vec).unwrap_or_default())

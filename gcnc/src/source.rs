@@ -2,13 +2,16 @@
 //! is compiled by the kernel language's front end (`lang`). Errors are printed with their
 //! file, line and column, the source line and a caret: every error of `.gk`, the parse error
 //! or every verifier error of `.gir` (at the instruction, block or function), a file that is
-//! not UTF-8 (at its first invalid byte), and the backend's errors, at the kernel they are
-//! about ([`Program::compile`]). The command then fails with exit status 1.
+//! not UTF-8 (at its first invalid byte), and the backend's errors ([`Program::compile`]): at
+//! the instruction they are about, through the source locations both front ends record in
+//! the IR (`Function::srclocs`: a `.gk` statement's or expression's span, a `.gir`
+//! instruction's text), else at the kernel; and the reference interpreter's faults, at the
+//! instruction that faulted. The command then fails with exit status 1.
 
 use anyhow::{bail, Context, Result};
-use gcnc::ir::parser::{parse_module_located, render_at, Locations};
+use gcnc::ir::parser::{parse_module_located, Locations};
 use gcnc::ir::verifier::verify_module;
-use gcnc::ir::Module;
+use gcnc::ir::{Module, SourceLoc};
 use gcnc::launch::{ArgSpec, ScalarType};
 use std::path::Path;
 
@@ -58,24 +61,36 @@ impl Program {
         }
     }
 
-    /// Compiles the module (see [`gcnc::compile`]); an error is printed at the kernel it is
-    /// about, or names the file.
+    /// Compiles the module (see [`gcnc::compile`]); an error is printed where it is (see
+    /// [`Program::compile_error`]).
     pub fn compile(&self, target: &gcnc::Target, options: &gcnc::Options) -> Result<gcnc::Compiled> {
-        gcnc::compile(&self.module, target, options)
-            .map_err(|e| self.located(format!("compiling for {}: {e}", target.id), e.kernel()))
+        gcnc::compile(&self.module, target, options).map_err(|e| self.compile_error(target, &e))
     }
 
-    /// An error about `kernel` (or the whole file): printed at the kernel's definition when
-    /// the source says where it is, else naming the file.
-    pub fn located(&self, message: String, kernel: Option<&str>) -> anyhow::Error {
-        if let Some(sig) = self.signatures.iter().find(|s| Some(s.name.as_str()) == kernel) {
-            let diagnostic = lang::Diagnostic::new(sig.span, message);
-            eprint!("{}", lang::Diagnostics::new(&self.name, vec![diagnostic]).render(&self.src));
-        } else if let Some(at) = kernel.and_then(|k| self.locations.as_ref()?.function(&self.module, k)) {
-            eprint!("{}", render_at(&self.src, &self.name, at, 1, &message));
-        } else {
+    /// A compile error for `target`, printed at the instruction it is about (`file:line:col`,
+    /// the source line and a caret), else at its kernel, else naming the file.
+    pub fn compile_error(&self, target: &gcnc::Target, e: &gcnc::compile::CompileError) -> anyhow::Error {
+        self.located(format!("compiling for {}: {e}", target.id), e.kernel(), e.loc())
+    }
+
+    /// An error at `loc` in the source, else about `kernel` (or the whole file): printed
+    /// there with the source line and a caret when the source says where it is, else naming
+    /// the file.
+    pub fn located(&self, message: String, kernel: Option<&str>, loc: Option<SourceLoc>) -> anyhow::Error {
+        let kernel_loc = || match &self.locations {
+            Some(locations) => locations.function(&self.module, kernel?),
+            None => {
+                let span = self.signatures.iter().find(|s| Some(s.name.as_str()) == kernel)?.span;
+                Some(SourceLoc::new(span.range()))
+            }
+        };
+        let Some(at) = loc.filter(|l| !l.is_none()).or_else(kernel_loc) else {
             return anyhow::anyhow!("{}: {message}", self.name);
-        }
+        };
+        // As the `.gir` parser's errors, for both inputs: the message, the place, the line and
+        // a caret (without the front end's "could not compile" summary, since a fault of the
+        // interpreter comes here too).
+        eprint!("{}", at.render(&self.src, &self.name, &message).unwrap_or_default());
         Reported.into()
     }
 
@@ -119,8 +134,8 @@ pub fn load(path: &Path) -> Result<Program> {
     })?;
     if let Err(errors) = verify_module(&module) {
         for e in &errors.0 {
-            let at = locations.of_error(&module, e).unwrap_or((1, 1));
-            eprint!("{}", render_at(&src, &name, at, 1, &e.to_string()));
+            let at = locations.of_error(&module, e).unwrap_or(SourceLoc::new(0..0));
+            eprint!("{}", at.render(&src, &name, &e.to_string()).unwrap_or_default());
         }
         return Err(Reported.into());
     }

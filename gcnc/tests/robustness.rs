@@ -215,6 +215,94 @@ fn case_07_every_error_has_a_location() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `file:line:col` of the first `needle` in `src`, the column counted in characters.
+fn place(file: &str, src: &str, needle: &str) -> String {
+    let start = src.find(needle).unwrap_or_else(|| panic!("`{needle}` is not in the source"));
+    let line = src[..start].matches('\n').count() + 1;
+    let col = src[..start].rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    format!("{file}:{line}:{col}")
+}
+
+/// Backend errors about an instruction point at its line in the source, through lowering,
+/// inlining and the `.gir` parser alike, with the line and a caret, from `compile`, `check`
+/// and `run`.
+#[test]
+fn case_07_backend_errors_name_the_source_line_of_the_instruction() {
+    let dir = scratch("backend-located");
+    let split = "cannot be used in threadgroup split mode";
+    let tgsplit = ["-mcpu=gfx942", "-mtgsplit"];
+    // A barrier in an inlined helper: the helper's line, as clang gives it.
+    let src = "fn publish(x: &mut [u32], i: u32) {\n    x[i] = i;\n    barrier();\n}\n\n\
+               kernel k(x: &mut [u32]) {\n    let i = global_id.x;\n    publish(x, i);\n}\n";
+    let gk = write(&dir, "barrier.gk", src);
+    let at = place(&gk, src, "barrier()");
+    let launch = ["--grid", "64", "--block", "64"];
+    for args in [vec!["compile", &gk], [&["check", &gk][..], &launch].concat(), {
+        [&["run", &gk][..], &launch, &["--arg", "u32[64]:zeros"]].concat()
+    }] {
+        let run = fails_with(&[&args[..], &tgsplit].concat(), split);
+        assert!(run.stderr.contains(&format!("--> {at}\n")), "{args:?}: not at {at}:\n{}", run.stderr);
+        assert!(run.stderr.contains("|     barrier();\n  |     ^^^^^^^^^\n"), "{}", run.stderr);
+    }
+    // Shared memory: the store into it.
+    let src = "kernel k(x: &mut [u32]) {\n    shared tile: [u32; 64];\n    let i = local_id.x;\n    \
+               tile[i] = i;\n    x[i] = tile[63u - i];\n}\n";
+    let gk = write(&dir, "shared.gk", src);
+    let run = fails_with(&["compile", &gk, "-mcpu=gfx942", "-mtgsplit"], "shared memory cannot be used");
+    assert!(run.stderr.contains(&place(&gk, src, "tile[i] = i;")), "{}", run.stderr);
+    // The same refusal of a `.gir` barrier, at its line.
+    let src = "kernel @k() {\nblock0:\n    fence acq_rel workgroup\n    barrier\n    ret\n}\n";
+    let gir = write(&dir, "barrier.gir", src);
+    let run = fails_with(&["compile", &gir, "-mcpu=gfx942", "-mtgsplit"], split);
+    assert!(run.stderr.contains(&format!("--> {}\n", place(&gir, src, "barrier\n"))), "{}", run.stderr);
+    // Control flow nested past selection's 400 regions, in three inlined helpers of 150 ifs
+    // each: the kernel's body is the first region and each `if` adds one, so the 400th `if`'s
+    // arm is refused, at its first instruction: the condition of the 401st.
+    let mut src = String::from("kernel k(x: &mut [u32], n: u32) { x[0] = f3(n); }\nfn f0(n: u32) -> u32 { n }\n");
+    for f in 1..4 {
+        src.push_str(&format!("fn f{f}(n: u32) -> u32 {{\n    var v = 0u32;\n"));
+        for level in 0..150 {
+            src.push_str(&format!("if n > {} {{\n", 1000 * f + level));
+        }
+        src.push_str(&format!("v = f{}(n);\n{}    v\n}}\n", f - 1, "}\n".repeat(150)));
+    }
+    // The kernel inlines f3, f2, then f1: the 401st `if` is f1's 101st.
+    let gk = write(&dir, "deep.gk", &src);
+    let run = fails_with(&["compile", &gk], "control flow nested more than 400 regions deep");
+    assert!(run.stderr.contains(&format!("--> {}\n", place(&gk, &src, "1100 {"))), "{}", run.stderr);
+    // 300 nested loops in `.gir`: refused before selection at the first block 201 loops deep,
+    // the header of loop `h200`, at its compare.
+    let src = programs::nested_loops(300);
+    let gir = write(&dir, "loops.gir", &src);
+    let run = fails_with(&["compile", &gir], "control flow nested more than 400 regions deep");
+    assert!(run.stderr.contains(&format!("--> {}\n", place(&gir, &src, "%c200 = icmp"))), "{}", run.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fault of the reference interpreter (`run --device interp`, `check`) is at the line of
+/// the instruction that faulted, in `.gk` and `.gir` alike.
+#[test]
+fn case_07_interpreter_faults_name_the_source_line_of_the_instruction() {
+    let dir = scratch("fault-located");
+    let oob = "is out of bounds";
+    let src = "kernel k(x: &mut [u32], n: u32) {\n    let i = global_id.x;\n    if i < n {\n        \
+               x[i + 100u] = i;\n    }\n}\n";
+    let gk = write(&dir, "oob.gk", src);
+    let at = format!("--> {}\n", place(&gk, src, "x[i + 100u] = i;"));
+    let launch = ["--grid", "4", "--block", "4"];
+    let run = fails_with(&[&["check", &gk][..], &launch].concat(), oob);
+    assert!(run.stderr.contains(&at), "not at {at}:\n{}", run.stderr);
+    let args = ["run", &gk, "--device", "interp", "--arg", "u32[4]:zeros", "--arg", "4"];
+    let run = fails_with(&[&args[..], &launch].concat(), oob);
+    assert!(run.stderr.contains(&at), "not at {at}:\n{}", run.stderr);
+    let src = "kernel @k(ptr<global>) {\nblock0(%p: ptr<global>):\n    %v = load.i32 %p\n    ret\n}\n";
+    let gir = write(&dir, "oob.gir", src);
+    let args = ["run", &gir, "--device", "interp", "--arg", "i32[0]:zeros"];
+    let run = fails_with(&[&args[..], &launch].concat(), oob);
+    assert!(run.stderr.contains(&format!("--> {}\n", place(&gir, src, "%v = load"))), "{}", run.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn case_08_the_nesting_limit_counts_nesting_not_chains() {
     let dir = scratch("chains");

@@ -1,8 +1,15 @@
 //! What can go wrong in instruction selection: the input is not a kernel, the target or
 //! control flow is not supported, or an IR instruction has no selection yet. Every error names
-//! the function and the IR instruction (in its text form) or block it is about.
+//! the function and the IR instruction (in its text form) or block it is about, and, when the
+//! IR came with source locations ([`frontend_ir::srcloc`]), where that instruction (or the
+//! block's first one, or the branch of an irreducible edge) is written: a byte range, which
+//! whoever holds the source turns into `file:line:col` ([`IselError::loc`]). The location, not
+//! the [`Inst`](frontend_ir::Inst): selection may work on a copy of the kernel with new
+//! instructions (the compare-and-swap loops of `atomic_expand`), which the caller's module
+//! does not have.
 
 use frontend_ir::loops::Irreducible;
+use frontend_ir::SourceLoc;
 
 /// Why a kernel could not be selected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,6 +37,8 @@ pub enum IselError {
         func: String,
         /// The offending edge.
         source: Irreducible,
+        /// Where the edge's branch is written.
+        loc: SourceLoc,
     },
     /// Ifs and loops nested deeper than selection goes.
     #[error(
@@ -43,6 +52,8 @@ pub enum IselError {
         block: String,
         /// The limit.
         limit: u32,
+        /// Where the block's first instruction is written.
+        loc: SourceLoc,
     },
     /// An instruction whose selection is not written yet (or cannot exist for the target).
     #[error("in @{func}: `{inst}`: {what} is not supported yet")]
@@ -53,6 +64,8 @@ pub enum IselError {
         inst: String,
         /// What exactly is missing.
         what: String,
+        /// Where the instruction is written.
+        loc: SourceLoc,
     },
     /// What threadgroup split mode (`-mtgsplit` on gfx90a/gfx942) forbids: the waves of a
     /// workgroup may run on different CUs, so no LDS is allocated and `s_barrier` cannot be
@@ -68,6 +81,8 @@ pub enum IselError {
         inst: String,
         /// What the instruction uses (shared memory, a barrier).
         what: &'static str,
+        /// Where the instruction is written.
+        loc: SourceLoc,
     },
     /// A kernel parameter that selection does not handle yet.
     #[error("in @{func}: parameter {param}: {what} is not supported yet")]
@@ -88,5 +103,23 @@ pub enum IselError {
         block: String,
         /// The construct.
         what: String,
+        /// Where the block's first instruction is written.
+        loc: SourceLoc,
     },
+}
+
+impl IselError {
+    /// Where in the source the error is, when the IR says: the instruction's location, or for
+    /// an error about a block its first located instruction's. `None` for errors about the
+    /// kernel as a whole (its kind, the target, a parameter) and for IR without locations.
+    pub fn loc(&self) -> Option<SourceLoc> {
+        match self {
+            IselError::Irreducible { loc, .. }
+            | IselError::TooDeep { loc, .. }
+            | IselError::Unsupported { loc, .. }
+            | IselError::SplitWorkgroup { loc, .. }
+            | IselError::ControlFlow { loc, .. } => Some(*loc).filter(|l| !l.is_none()),
+            IselError::NotAKernel { .. } | IselError::Target { .. } | IselError::Parameter { .. } => None,
+        }
+    }
 }

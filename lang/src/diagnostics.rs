@@ -72,18 +72,9 @@ impl Diagnostic {
     }
 }
 
-/// The 1-based line and column (counted in characters) of byte `offset` of `src`; an offset
-/// inside a character or past the end is moved back to a character boundary.
-pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(src.len());
-    while !src.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &src[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
-}
+/// The 1-based line and column (counted in characters) of a byte offset: the IR's, which
+/// also turns the backend's source locations into lines.
+pub use frontend_ir::srcloc::line_col;
 
 /// Every error of one source file, in source order, with the file's name for rendering.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -171,16 +162,6 @@ impl fmt::Display for Span {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_and_column_count_characters() {
-        let src = "ab\ncé d\n";
-        assert_eq!(line_col(src, 0), (1, 1));
-        assert_eq!(line_col(src, 3), (2, 1));
-        assert_eq!(line_col(src, 6), (2, 3)); // after the two-byte é
-        assert_eq!(line_col(src, 5), (2, 2)); // inside é: moved back
-        assert_eq!(line_col(src, 100), (3, 1));
-    }
 
     #[test]
     fn render_shows_the_line_caret_and_help() {

@@ -18,6 +18,13 @@
 //! the exit of a `loop` without `break`) is never laid out. Integer division and shifts map to
 //! the IR's operations, which already have the contract's semantics (RISC-V division,
 //! amounts modulo the width).
+//!
+//! Every instruction records where it comes from ([`FunctionBuilder::set_srcloc`]): an
+//! expression's at its span, a statement's own (a store, a branch) at the statement or, for
+//! `if`, `while`, `for` and `loop`, at its head, so that a backend error names the line. An
+//! inlined helper's instructions are at the helper's own lines, as clang's are for inlined
+//! code (the line of the operation that fails, not of a call that may be far from it); the
+//! arguments and the jump back to the caller are at the call.
 
 use crate::ast::*;
 use crate::builtins::{AtomicOp, BuiltinFn, Geometry, MathFn, WaveFn};
@@ -26,7 +33,7 @@ use crate::types::{ArrayKind, ScalarTy, Ty};
 use frontend_ir::builder::{FunctionBuilder, FunctionBuilderContext, Variable};
 use frontend_ir::{
     AddrSpace, BinaryOp, Block as IrBlock, ConvOp, FloatCC, FuncKind, Function, IntCC, KernelAttrs, MemFlags, Module,
-    ReduceOp, RmwOp, Signature, Slot, Special, Type, UnaryOp, Value,
+    ReduceOp, RmwOp, Signature, Slot, SourceLoc, Special, Type, UnaryOp, Value,
 };
 use std::collections::HashMap;
 
@@ -170,6 +177,12 @@ impl Lowerer<'_, '_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        // The statement's instructions are at its head; those of its expressions and inner
+        // statements at their own spans (see `value_or_unit`), and the enclosing location
+        // comes back after it. Saved here rather than in a wrapper: the lowering recurses
+        // through here on the nesting of inlined helpers, thousands of levels on a thread's stack.
+        let outer = self.b.srcloc();
+        self.b.set_srcloc(head_loc(s));
         match &s.kind {
             StmtKind::Let { id, init, .. } => match (self.typed.locals.get(id).map(|l| l.ty), init) {
                 (Some(Ty::Array { elem, len, kind: ArrayKind::Private }), _) => {
@@ -255,6 +268,7 @@ impl Lowerer<'_, '_> {
             StmtKind::Block(b) => self.stmts(&b.stmts),
             StmtKind::Error => {}
         }
+        self.b.set_srcloc(outer);
     }
 
     fn array(&mut self, id: NodeId, elem: ScalarTy, len: u32, space: AddrSpace) {
@@ -361,54 +375,62 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The value of an expression, `None` for a call without one; its instructions are at the
+    /// expression's span, those of its operands at theirs.
     fn value_or_unit(&mut self, e: &Expr) -> Option<Value> {
         let t = self.typed.ty(e).scalar().unwrap_or(ScalarTy::I32);
-        Some(match &e.kind {
-            ExprKind::Int(..) | ExprKind::Float(..) => {
-                let bits = self.typed.consts.get(&e.id).copied().unwrap_or(0);
-                self.constant(t, bits)
-            }
-            ExprKind::Bool(v) => self.b.iconst(Type::I1, *v as i64),
-            ExprKind::Name(_) | ExprKind::Field(..) => self.name(e),
-            ExprKind::Paren(x) => return self.value_or_unit(x),
-            ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Int(..) | ExprKind::Float(..)) => {
-                // A negative literal is a constant, not a negation.
-                let bits = self.typed.consts.get(&x.id).copied().unwrap_or(0);
-                let negated = if t.is_float() { bits ^ 1 << (t.bits() - 1) } else { bits.wrapping_neg() };
-                self.constant(t, negated & t.ir().mask())
-            }
-            ExprKind::Unary(op, x) => {
-                let v = self.expr(x);
-                let op = match (op, t.is_float()) {
-                    (UnOp::Neg, true) => UnaryOp::Fneg,
-                    (UnOp::Neg, false) => UnaryOp::Neg,
-                    (UnOp::Not, _) => UnaryOp::Not,
-                };
-                self.b.unary(op, v)
-            }
-            ExprKind::Binary(BinOp::LogicAnd, a, b) => self.short_circuit(a, b, true),
-            ExprKind::Binary(BinOp::LogicOr, a, b) => self.short_circuit(a, b, false),
-            ExprKind::Binary(op, a, b) => {
-                let operand = self.typed.scalar(a);
-                let (x, y) = (self.expr(a), self.expr(b));
-                if op.is_comparison() {
-                    self.compare(*op, operand, x, y)
-                } else {
-                    self.arith(*op, operand, x, y)
+        let outer = self.b.srcloc();
+        self.b.set_srcloc(SourceLoc::new(e.span.range()));
+        let value = 'value: {
+            Some(match &e.kind {
+                ExprKind::Int(..) | ExprKind::Float(..) => {
+                    let bits = self.typed.consts.get(&e.id).copied().unwrap_or(0);
+                    self.constant(t, bits)
                 }
-            }
-            ExprKind::Cast(x, _) => {
-                let from = self.typed.scalar(x);
-                let v = self.expr(x);
-                self.convert(v, from, t)
-            }
-            ExprKind::Index(base, index) => {
-                let addr = self.address(base, index);
-                self.b.load(t.ir(), addr, mem_flags(t))
-            }
-            ExprKind::Call(_, args) => return self.call(e, args),
-            ExprKind::AddrOf(_) | ExprKind::Error => self.b.iconst(t.ir(), 0),
-        })
+                ExprKind::Bool(v) => self.b.iconst(Type::I1, *v as i64),
+                ExprKind::Name(_) | ExprKind::Field(..) => self.name(e),
+                ExprKind::Paren(x) => break 'value self.value_or_unit(x),
+                ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Int(..) | ExprKind::Float(..)) => {
+                    // A negative literal is a constant, not a negation.
+                    let bits = self.typed.consts.get(&x.id).copied().unwrap_or(0);
+                    let negated = if t.is_float() { bits ^ 1 << (t.bits() - 1) } else { bits.wrapping_neg() };
+                    self.constant(t, negated & t.ir().mask())
+                }
+                ExprKind::Unary(op, x) => {
+                    let v = self.expr(x);
+                    let op = match (op, t.is_float()) {
+                        (UnOp::Neg, true) => UnaryOp::Fneg,
+                        (UnOp::Neg, false) => UnaryOp::Neg,
+                        (UnOp::Not, _) => UnaryOp::Not,
+                    };
+                    self.b.unary(op, v)
+                }
+                ExprKind::Binary(BinOp::LogicAnd, a, b) => self.short_circuit(a, b, true),
+                ExprKind::Binary(BinOp::LogicOr, a, b) => self.short_circuit(a, b, false),
+                ExprKind::Binary(op, a, b) => {
+                    let operand = self.typed.scalar(a);
+                    let (x, y) = (self.expr(a), self.expr(b));
+                    if op.is_comparison() {
+                        self.compare(*op, operand, x, y)
+                    } else {
+                        self.arith(*op, operand, x, y)
+                    }
+                }
+                ExprKind::Cast(x, _) => {
+                    let from = self.typed.scalar(x);
+                    let v = self.expr(x);
+                    self.convert(v, from, t)
+                }
+                ExprKind::Index(base, index) => {
+                    let addr = self.address(base, index);
+                    self.b.load(t.ir(), addr, mem_flags(t))
+                }
+                ExprKind::Call(_, args) => break 'value self.call(e, args),
+                ExprKind::AddrOf(_) | ExprKind::Error => self.b.iconst(t.ir(), 0),
+            })
+        };
+        self.b.set_srcloc(outer);
+        value
     }
 
     fn name(&mut self, e: &Expr) -> Value {
@@ -817,6 +839,18 @@ fn rmw_op(op: AtomicOp, t: ScalarTy) -> RmwOp {
     }
 }
 
+/// Where the instructions of statement `s` itself are: its head for a compound statement
+/// (`if cond`, `while cond`, `for i in a..b`, `loop`), whose branches they are, else all of it.
+fn head_loc(s: &Stmt) -> SourceLoc {
+    let start = s.span.start as usize;
+    SourceLoc::new(match &s.kind {
+        StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => start..cond.span.end as usize,
+        StmtKind::For { end, .. } => start..end.span.end as usize,
+        StmtKind::Loop { .. } => start..start + "loop".len(),
+        _ => s.span.range(),
+    })
+}
+
 /// Plain flags for a naturally aligned access of a `t`.
 fn mem_flags(t: ScalarTy) -> MemFlags {
     MemFlags::aligned(t.bytes().unwrap_or(4))
@@ -846,6 +880,32 @@ mod tests {
         // right operand runs only when needed.
         assert_eq!(brifs("if n < 4 && b[n] > 3 { b[0] = 1u; }"), 2);
         assert_eq!(brifs("if n < 4 || any(n == 2) { b[0] = 1u; }"), 2);
+    }
+
+    /// Each instruction is at the source of the expression or statement it comes from, an
+    /// inlined helper's at the helper's own lines.
+    #[test]
+    fn instructions_are_at_their_source() {
+        let src = "fn put(b: &mut [u32], i: u32) {\n    b[i] = i * 3u;\n}\n\
+                   kernel k(b: &mut [u32], n: u32) {\n    if n > 2u {\n        put(b, n);\n    }\n    barrier();\n}\n";
+        let m = crate::compile_source(src, "t.gk").unwrap_or_else(|d| panic!("{}", d.render(src)));
+        let f = m.functions.values().next().expect("a kernel");
+        let at = |pred: &dyn Fn(&InstData) -> bool| -> Vec<(usize, &str)> {
+            f.insts_in_layout()
+                .filter(|&(_, i)| pred(&f.dfg.insts[i]))
+                .map(|(_, i)| {
+                    let range = f.srclocs[i].range().expect("located");
+                    (crate::diagnostics::line_col(src, range.start).0, &src[range])
+                })
+                .collect()
+        };
+        assert_eq!(at(&|d| matches!(d, InstData::Brif { .. })), [(5, "if n > 2u")]);
+        assert_eq!(at(&|d| matches!(d, InstData::Icmp { .. })), [(5, "n > 2u")]);
+        assert_eq!(at(&|d| matches!(d, InstData::Store { .. })), [(2, "b[i] = i * 3u;")]);
+        let muls = at(&|d| matches!(d, InstData::Binary { op: frontend_ir::BinaryOp::Mul, .. }));
+        // The product, then the element offset of the place assigned, which is the statement's.
+        assert_eq!(muls, [(2, "i * 3u"), (2, "b[i] = i * 3u;")]);
+        assert_eq!(at(&|d| matches!(d, InstData::Barrier)), [(8, "barrier()")]);
     }
 
     #[test]

@@ -95,12 +95,23 @@ fn the_backend_refuses_nesting_past_its_limit_and_compiles_below_it() {
     let target = gcnc::Target::new(gcnc::TargetId::parse("gfx1100").unwrap());
     let options = gcnc::Options::default();
     let start = Instant::now();
-    let loops = parse_module(&nested_loops(5000)).expect("parses");
+    let text = nested_loops(5000);
+    let loops = parse_module(&text).expect("parses");
     let e = gcnc::compile(&loops, &target, &options).expect_err("refused");
     assert!(e.to_string().contains("nested more than"), "{e}");
-    let ifs = lang::compile(&deep_helpers(20, 150), "deep.gk").map_err(|d| d.list[0].message.clone()).unwrap();
+    // At the first block 201 loops deep, the header of loop h200: its compare.
+    let at = e.loc().map(|loc| &text[loc.range().expect("a location")]);
+    assert_eq!(at, Some("%c200 = icmp ult %i200, %n"));
+    let src = deep_helpers(20, 150);
+    let ifs = lang::compile(&src, "deep.gk").map_err(|d| d.list[0].message.clone()).unwrap();
     let e = gcnc::compile(&ifs.module, &target, &options).expect_err("refused");
     assert!(e.to_string().contains("nested more than"), "{e}");
+    // The kernel's body is the first region and each `if` adds one: the 400th `if`'s arm is
+    // refused, at the condition of the 401st, f17's 101st (after f19's 150 and f18's 150),
+    // its literal `1` first.
+    let line = src.lines().position(|l| l.starts_with("fn f17(")).expect("f17") + 1;
+    let col = "fn f17(n: u32) -> u32 { var v = 0u32; ".len() + 100 * "if n > 1 { ".len() + "if n > ".len() + 1;
+    assert_eq!(e.loc().and_then(|loc| loc.line_col(&src)), Some((line as u32, col as u32)));
     within(start, "refusing 5,000 loops and 3,000 ifs", Duration::from_secs(20));
     let below = lang::compile(&deep_helpers(2, 190), "below.gk").map_err(|d| d.list[0].message.clone()).unwrap();
     gcnc::compile(&below.module, &target, &options).expect("380 nested ifs compile");

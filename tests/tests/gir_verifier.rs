@@ -63,7 +63,7 @@ fn misplaced(
     locations: &Locations,
     error: &frontend_ir::verifier::VerifierError,
 ) -> Option<String> {
-    let Some((line, column)) = locations.of_error(module, error) else {
+    let Some((line, column)) = locations.of_error(module, error).and_then(|loc| loc.line_col(src)) else {
         return Some(format!("`{error}` has no location"));
     };
     let text: String = src.lines().nth(line as usize - 1)?.chars().skip(column as usize - 1).collect();

@@ -15,8 +15,8 @@
 //! limit turns a livelock into an error. Memory is sequentially consistent, which is one of the
 //! executions every ordering and scope allows. The run is deterministic.
 //!
-//! Errors are faults of the program, reported with the kernel, block, instruction, workgroup,
-//! wave and lane: an out-of-bounds or misaligned access, a read of uninitialized shared memory,
+//! Errors are faults of the program, reported with the kernel, block, instruction (and its
+//! source location, for whoever holds the source), workgroup, wave and lane: an out-of-bounds or misaligned access, a read of uninitialized shared memory,
 //! a barrier not reached by every work-item of the group, reaching `unreachable`, the step limit.
 
 pub mod eval;
@@ -31,6 +31,7 @@ use crate::function::{Function, Module};
 use crate::instructions::{InstData, Special};
 use crate::loops::{check_reducible, Irreducible, Loop, LoopAnalysis};
 use crate::reconverge::Joins;
+use crate::srcloc::SourceLoc;
 use crate::types::AddrSpace;
 use crate::verifier::{verify_module, VerifierErrors};
 use crate::write::inst_to_string;
@@ -226,6 +227,9 @@ pub struct FaultSite {
     pub wave: u32,
     /// The lane and its local id, when one lane is at fault.
     pub lane: Option<(u32, [u32; 3])>,
+    /// Where the instruction is written in the source the function came from (see
+    /// [`crate::srcloc`]; [`SourceLoc::NONE`] when unknown).
+    pub loc: SourceLoc,
 }
 
 impl core::fmt::Display for FaultSite {
@@ -256,6 +260,16 @@ pub enum InterpError {
         /// What.
         kind: FaultKind,
     },
+}
+
+impl InterpError {
+    /// Where in the source the faulting instruction is written, when its function says.
+    pub fn loc(&self) -> Option<SourceLoc> {
+        match self {
+            InterpError::Fault { site, .. } => Some(site.loc).filter(|l| !l.is_none()),
+            InterpError::Launch(_) => None,
+        }
+    }
 }
 
 /// Runs `kernel` of `module` over the grid of `launch`, with one argument per kernel
@@ -646,6 +660,7 @@ impl<'a> Ctx<'a> {
                 group: group.id,
                 wave: wave.index,
                 lane: lane.map(|l| (l as u32, wave.local.get(l).copied().unwrap_or_default())),
+                loc: self.module.functions[func].srclocs[inst],
             }),
             kind,
         }

@@ -21,6 +21,9 @@
 //! rest:   ...                                  (what came after it, the terminator included)
 //! ```
 //!
+//! Every instruction of the loop takes the source location of the atomic it replaces, so an
+//! error about any of them names the atomic's line.
+//!
 //! The compare is on the bits, so a NaN or a negative zero in memory does not loop forever.
 //! The atomic's ordering and scope go on the compare-and-swap, as LLVM's AtomicExpand does;
 //! the first load is relaxed at the same scope (its cache bits read the value at that scope).
@@ -134,4 +137,37 @@ fn split_at(func: &mut frontend_ir::Function, at: usize, index: usize) {
     body.push(dfg.make_inst(InstData::Brif { cond: ok, dests }, None));
     dfg.blocks[lp].insts = body;
     func.layout.splice(at + 1..at + 1, [lp, rest]);
+    let loc = func.srclocs[atomic];
+    if !loc.is_none() {
+        for &inst in [init, jump].iter().chain(&func.dfg.blocks[lp].insts) {
+            func.srclocs[inst] = loc;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frontend_ir::parser::parse_module;
+
+    /// The loop's instructions are all at the atomic's text; the others keep their own.
+    #[test]
+    fn the_loop_keeps_the_location_of_the_atomic() {
+        let src = "kernel @k(ptr<global>, f32) {\nblock0(%p: ptr<global>, %v: f32):\n    \
+                   %r = atomic_rmw.fsub %p, %v relaxed agent\n    store %p, %r\n    ret\n}\n";
+        let module = parse_module(src).unwrap();
+        let kernel = module.kernels().next().unwrap().0;
+        let expanded = expand(&module, kernel, Family::Gfx11).expect("fsub is expanded everywhere");
+        let func = &expanded.functions[kernel];
+        assert_eq!(func.layout.len(), 3);
+        let text = |i| func.srclocs[i].range().map(|r| &src[r]);
+        let atomic = Some("%r = atomic_rmw.fsub %p, %v relaxed agent");
+        let (entry, lp, rest) = (func.layout[0], func.layout[1], func.layout[2]);
+        let entry_tail = &func.dfg.blocks[entry].insts[..];
+        assert!(entry_tail.iter().all(|&i| text(i) == atomic), "the first load and the jump");
+        assert_eq!(func.dfg.blocks[lp].insts.len(), 7);
+        assert!(func.dfg.blocks[lp].insts.iter().all(|&i| text(i) == atomic), "the loop");
+        let after: Vec<Option<&str>> = func.dfg.blocks[rest].insts.iter().map(|&i| text(i)).collect();
+        assert_eq!(after, [Some("store %p, %r"), Some("ret")]);
+    }
 }

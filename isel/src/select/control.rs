@@ -121,7 +121,7 @@ pub(super) fn function_body(ctx: &mut Ctx<'_>) -> Result<(), IselError> {
 /// `stop`, or escapes when `stop` is `None`; returns the blocks that go on to `stop`.
 pub(super) fn region(ctx: &mut Ctx<'_>, block: Block, stop: Option<Block>) -> Result<Vec<Exit>, IselError> {
     if ctx.nesting >= MAX_NESTING {
-        return Err(IselError::TooDeep { func: ctx.func.name.clone(), block: block.to_string(), limit: MAX_NESTING });
+        return Err(super::too_deep(ctx.func, block));
     }
     ctx.nesting += 1;
     // Room for one level's frames, else a new stack segment on the heap.
@@ -688,14 +688,15 @@ fn param_kind(ctx: &Ctx<'_>, p: Value) -> Result<Param, IselError> {
         return Ok(Param::Mask);
     }
     class_for(ty, divergent, ctx.wave).map(Param::Reg).ok_or_else(|| {
-        let block = match ctx.func.dfg.values[p].def {
-            frontend_ir::ValueDef::Param(b, _) => b.to_string(),
-            _ => String::new(),
-        };
-        IselError::ControlFlow {
-            func: ctx.func.name.clone(),
-            block,
-            what: format!("a {} block parameter of type {ty}", if divergent { "divergent" } else { "uniform" }),
+        let what = format!("a {} block parameter of type {ty}", if divergent { "divergent" } else { "uniform" });
+        match ctx.func.dfg.values[p].def {
+            frontend_ir::ValueDef::Param(b, _) => ctx.control_flow(b, what),
+            _ => IselError::ControlFlow {
+                func: ctx.func.name.clone(),
+                block: String::new(),
+                what,
+                loc: frontend_ir::SourceLoc::NONE,
+            },
         }
     })
 }

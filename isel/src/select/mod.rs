@@ -114,15 +114,18 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     }
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
-    check_reducible(func, &cfg, &domtree)
-        .map_err(|source| IselError::Irreducible { func: func.name.clone(), source })?;
+    check_reducible(func, &cfg, &domtree).map_err(|source| {
+        let branch = func.dfg.terminator(source.from).map(|t| func.srclocs[t]);
+        let loc = branch.filter(|l| !l.is_none()).unwrap_or_else(|| func.block_srcloc(source.from));
+        IselError::Irreducible { func: func.name.clone(), source, loc }
+    })?;
     let postdom = PostDominatorTree::new(func, &cfg);
     let loops = LoopAnalysis::new(func, &cfg, &domtree);
     let div = Divergence::compute(func, &cfg, &postdom, &loops);
     let joins = Joins::new(&cfg, &domtree, &loops);
     // A loop nest takes two regions a level: refuse one that is too deep before selecting it.
     if let Some(deep) = func.layout.iter().find(|&&b| loops.block_depth(b) > MAX_NESTING / 2) {
-        return Err(IselError::TooDeep { func: func.name.clone(), block: deep.to_string(), limit: MAX_NESTING });
+        return Err(too_deep(func, *deep));
     }
     let budget = 16 * func.layout.len() as u32 + 256;
     let mut ctx = Ctx {
@@ -236,24 +239,39 @@ pub(crate) struct Ctx<'a> {
     pub specials: Vec<(frontend_ir::Special, Val)>,
 }
 
+/// The error of control flow nested past [`MAX_NESTING`] at `block`.
+pub(crate) fn too_deep(func: &Function, block: Block) -> IselError {
+    let loc = func.block_srcloc(block);
+    IselError::TooDeep { func: func.name.clone(), block: block.to_string(), limit: MAX_NESTING, loc }
+}
+
 impl Ctx<'_> {
     // ---- Errors ----
 
+    /// The instruction being selected, as text, and where it is written.
+    fn cur_inst_site(&self) -> (String, frontend_ir::SourceLoc) {
+        match self.cur_inst {
+            Some(i) => (inst_to_string(self.module, self.func, i), self.func.srclocs[i]),
+            None => (String::new(), frontend_ir::SourceLoc::NONE),
+        }
+    }
+
     /// An error about the instruction being selected.
     pub fn unsupported(&self, what: impl Into<String>) -> IselError {
-        let inst = self.cur_inst.map_or_else(String::new, |i| inst_to_string(self.module, self.func, i));
-        IselError::Unsupported { func: self.func.name.clone(), inst, what: what.into() }
+        let (inst, loc) = self.cur_inst_site();
+        IselError::Unsupported { func: self.func.name.clone(), inst, what: what.into(), loc }
     }
 
     /// The error of an instruction that uses `what`, which threadgroup split mode forbids.
     pub fn split_workgroup(&self, what: &'static str) -> IselError {
-        let inst = self.cur_inst.map_or_else(String::new, |i| inst_to_string(self.module, self.func, i));
-        IselError::SplitWorkgroup { func: self.func.name.clone(), inst, what }
+        let (inst, loc) = self.cur_inst_site();
+        IselError::SplitWorkgroup { func: self.func.name.clone(), inst, what, loc }
     }
 
     /// An error about a control-flow construct starting at `block`.
     pub fn control_flow(&self, block: Block, what: impl Into<String>) -> IselError {
-        IselError::ControlFlow { func: self.func.name.clone(), block: block.to_string(), what: what.into() }
+        let loc = self.func.block_srcloc(block);
+        IselError::ControlFlow { func: self.func.name.clone(), block: block.to_string(), what: what.into(), loc }
     }
 
     // ---- Blocks, instructions, temporaries ----

@@ -117,6 +117,15 @@ pub enum EmitKind {
 }
 
 /// `gcnc compile`.
+/// The optimization level of whatever compiles (`compile`, `run`, `check`).
+#[derive(Debug, Args)]
+pub struct OptOpts {
+    /// Optimization level (written -O0 to -O3)
+    #[arg(long = "opt-level", value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub opt_level: u8,
+}
+
 #[allow(dead_code)] // read by the compiler driver that later issues add
 #[derive(Debug, Args)]
 pub struct CompileOpts {
@@ -125,10 +134,8 @@ pub struct CompileOpts {
     pub input: PathBuf,
     #[command(flatten)]
     pub target: TargetOpts,
-    /// Optimization level (written -O0 to -O3)
-    #[arg(long = "opt-level", value_name = "N", default_value_t = 2,
-          value_parser = clap::value_parser!(u8).range(0..=3))]
-    pub opt_level: u8,
+    #[command(flatten)]
+    pub opt: OptOpts,
     /// Write a relocatable object (.o)
     #[arg(short = 'c', conflicts_with_all = ["asm", "emit"])]
     pub obj: bool,
@@ -219,6 +226,8 @@ pub struct RunOpts {
     pub step_limit: Option<u64>,
     #[command(flatten)]
     pub target: TargetOpts,
+    #[command(flatten)]
+    pub opt: OptOpts,
     /// Where to run
     #[arg(long, value_enum, default_value_t = Device::Emu)]
     pub device: Device,
@@ -257,6 +266,8 @@ pub struct CheckOpts {
     pub step_limit: Option<u64>,
     #[command(flatten)]
     pub target: TargetOpts,
+    #[command(flatten)]
+    pub opt: OptOpts,
 }
 
 /// `gcnc disasm`.
@@ -542,7 +553,7 @@ mod tests {
     fn compile_flags() {
         let Command::Compile(c) = parse(&["gcnc", "compile", "k.gk"]).unwrap().command else { panic!() };
         assert_eq!(
-            (c.target.mcpu(), c.opt_level, c.code_object_version, c.emit_kind()),
+            (c.target.mcpu(), c.opt.opt_level, c.code_object_version, c.emit_kind()),
             ("gfx1100", 2, 5, EmitKind::Hsaco)
         );
         assert_eq!(c.target.cumode(), None);
@@ -569,7 +580,7 @@ mod tests {
             panic!()
         };
         assert_eq!(c.target.mcpu(), "gfx942:sramecc+");
-        assert_eq!((c.opt_level, c.code_object_version, c.emit_kind()), (0, 6, EmitKind::Obj));
+        assert_eq!((c.opt.opt_level, c.code_object_version, c.emit_kind()), (0, 6, EmitKind::Obj));
         assert_eq!((c.output, c.jobs.map(NonZeroUsize::get)), (Some(PathBuf::from("out.o")), Some(4)));
         assert_eq!((c.print_after, c.stats, c.target.cumode()), (vec!["isel".to_string()], true, Some(false)));
         let Command::Compile(c) = parse(&["gcnc", "compile", "k.gir", "-S"]).unwrap().command else { panic!() };

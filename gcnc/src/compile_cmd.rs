@@ -56,7 +56,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
         code_object_version: version,
         threads,
         text,
-        opt_level: opts.opt_level,
+        opt_level: opts.opt.opt_level,
         print_after,
         verify: opts.verify,
     };

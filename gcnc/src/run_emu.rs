@@ -48,7 +48,7 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
     let (bytes, signature, name) = if ext == "gir" || ext == "gk" {
         source = crate::source::load(path)?;
         let kernel = source.kernel(opts.kernel.as_deref())?;
-        let compiled = source.compile(&target, &Options::default())?;
+        let compiled = source.compile(&target, &Options { opt_level: opts.opt.opt_level, ..Options::default() })?;
         let name = source.module.functions[kernel].name.clone();
         (compiled.shared(), Signature::Ir(&source, kernel), name)
     } else {

@@ -335,8 +335,18 @@ impl<'a> Analysis<'a> {
                 for i in 0..self.users[value].len() {
                     match self.users[value][i] {
                         User::Inst(inst) | User::Param(_, inst) if !self.inside(inst, lp) => self.mark(value),
-                        User::Param(param, _) if self.outside(param, lp) => self.mark(param),
                         _ => {}
+                    }
+                }
+            }
+            // A parameter of a block outside the loop that a branch inside it feeds, whatever
+            // the argument (also a value from before the loop: lanes leaving by different
+            // branches, in different iterations, bring different ones).
+            let Some(term) = func.dfg.terminator(b) else { continue };
+            for call in func.dfg.insts[term].block_calls() {
+                if !self.loops.contains(lp, call.block) {
+                    for &param in &func.dfg.blocks[call.block].params {
+                        self.mark(param);
                     }
                 }
             }
@@ -346,14 +356,6 @@ impl<'a> Analysis<'a> {
     /// Whether `inst` is in a block of `lp`.
     fn inside(&self, inst: Inst, lp: Loop) -> bool {
         self.block_of[inst].is_some_and(|b| self.loops.contains(lp, b))
-    }
-
-    /// Whether the block parameter `param` belongs to a block outside `lp`.
-    fn outside(&self, param: Value, lp: Loop) -> bool {
-        match self.func.dfg.values[param].def {
-            frontend_ir::ValueDef::Param(b, _) => !self.loops.contains(lp, b),
-            _ => false,
-        }
     }
 }
 

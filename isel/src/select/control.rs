@@ -681,7 +681,7 @@ fn bind_params(ctx: &mut Ctx<'_>, block: Block, args: &[Val]) -> Result<(), Isel
 }
 
 /// How parameter `p` lives.
-fn param_kind(ctx: &Ctx<'_>, p: Value) -> Result<Param, IselError> {
+pub(super) fn param_kind(ctx: &Ctx<'_>, p: Value) -> Result<Param, IselError> {
     let divergent = ctx.div.is_divergent(p);
     let ty = ctx.func.dfg.value_type(p);
     if divergent && ty == Type::I1 {
@@ -748,7 +748,7 @@ pub(super) fn operands(
 }
 
 /// A value known to be a lane mask (or a uniform boolean, made one).
-fn mask_temp(ctx: &mut Ctx<'_>, val: Val) -> Result<Temp, IselError> {
+pub(super) fn mask_temp(ctx: &mut Ctx<'_>, val: Val) -> Result<Temp, IselError> {
     match val {
         Val::Temp(t) if t.rc == ctx.lm() => Ok(t),
         _ => ctx.mask_of_val(val),

@@ -30,8 +30,8 @@
 //! header phis before the body is selected, and the trivial ones are removed after selection.
 
 use super::control::{
-    after_branch, arrive, carried_mask, chain, land, link, operands, param_kinds, phi, pop_at, region, set_target,
-    undef, Args, Cond, Edge, Ops, Param, Step,
+    after_branch, arrive, carried_mask, chain, land, link, mask_temp, operands, param_kind, param_kinds, phi, pop_at,
+    region, set_target, undef, Args, Cond, Edge, Ops, Param, Step,
 };
 use super::{Ctx, Val};
 use crate::error::IselError;
@@ -40,7 +40,7 @@ use frontend_ir::loops::Loop;
 use frontend_ir::{Block, Value};
 use isa::mir::{self, Def, Operand};
 use isa::opcode::Opcode;
-use isa::reg::{RegType, Temp};
+use isa::reg::{RegClass, RegType, Temp};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -127,14 +127,18 @@ pub(super) fn break_loop(ctx: &mut Ctx<'_>, edge: Edge) -> Result<(), IselError>
         let f = &ctx.frames[fi];
         (f.targets[ti].clone(), f.live_masks.clone(), f.level)
     };
-    let values: SmallVec<[Option<Temp>; 4]> = ctx.frames[fi]
-        .live_values
-        .iter()
-        .map(|&v| match ctx.vals[v] {
-            Val::Temp(t) if ctx.defined_above(v, target.block) => Some(t),
-            _ => None,
-        })
-        .collect();
+    // Each live value defined on the way, in its class (a constant made a temporary), so the
+    // exit's phi has an operand from this break whatever the value is here.
+    let mut values: SmallVec<[Option<Temp>; 4]> = SmallVec::new();
+    for i in 0..ctx.frames[fi].live_values.len() {
+        let v = ctx.frames[fi].live_values[i];
+        let val = ctx.vals[v];
+        values.push(if val != Val::None && ctx.defined_above(v, target.block) {
+            Some(live_value_temp(ctx, v, val)?)
+        } else {
+            None
+        });
+    }
     let ops = operands(ctx, &target.params, &edge.args, &target.masks)?;
     // A value defined in the loop is defined on the way to a target when its definition
     // dominates the target (the IR block being selected may be another arm's by now).
@@ -510,14 +514,33 @@ fn exit_phis(ctx: &mut Ctx<'_>, frame: &LoopFrame, latch: bool) -> Result<Vec<Ar
     Ok(all)
 }
 
+/// The class a live value of the loop has at its exit phi: its parameter class, as if it were
+/// a block parameter (a lane mask for a divergent `i1`).
+fn live_value_class(ctx: &Ctx<'_>, v: Value) -> Result<RegClass, IselError> {
+    Ok(match param_kind(ctx, v)? {
+        Param::Reg(rc) => rc,
+        Param::Mask => ctx.lm(),
+    })
+}
+
+/// Live value `v`, now `val`, as a temporary of [`live_value_class`].
+fn live_value_temp(ctx: &mut Ctx<'_>, v: Value, val: Val) -> Result<Temp, IselError> {
+    match param_kind(ctx, v)? {
+        Param::Reg(rc) => ctx.as_class(val, rc),
+        Param::Mask => mask_temp(ctx, val),
+    }
+}
+
 /// Phis in the exit block for the loop's [`LoopFrame::live_values`], which then stand for the
 /// values in the code after the loop: `p_phi` over the breaks for a VGPR value, `p_linear_phi`
 /// (the latch first, if any) for an SGPR one when every break branches straight to the exit.
 fn live_value_phis(ctx: &mut Ctx<'_>, frame: &LoopFrame, latch: bool) -> Result<(), IselError> {
     let all_direct = frame.breaks.iter().all(|(_, b)| b.direct);
     for (i, &v) in frame.live_values.iter().enumerate() {
-        let Val::Temp(t) = ctx.vals[v] else { continue };
-        let rc = t.rc;
+        if ctx.vals[v] == Val::None {
+            continue;
+        }
+        let rc = live_value_class(ctx, v)?;
         let of = |b: &Taken| b.live[i].map_or(undef(rc), Operand::temp);
         let merged = if rc.ty == RegType::Vgpr {
             let ops: Ops = frame.breaks.iter().map(|(_, b)| of(b)).collect();

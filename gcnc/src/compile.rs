@@ -105,6 +105,8 @@ pub struct KernelStats {
     pub vgprs: u16,
     /// Waves per SIMD the register use allows.
     pub waves_per_simd: u16,
+    /// What register allocation spilled (SGPR lanes, scratch bytes, spill and reload counts).
+    pub spills: regalloc::spill::SpillStats,
     /// `s_waitcnt` instructions inserted.
     pub waits: u32,
     /// `s_nop` and `s_waitcnt_depctr` instructions inserted for hazards.
@@ -296,6 +298,7 @@ fn compile_kernel(
         sgprs: alloc.sgprs,
         vgprs: alloc.vgprs,
         waves_per_simd: alloc.occupancy(proc, target.wave_size).waves_per_simd,
+        spills: alloc.spills,
         waits: waits.waits,
         nops: hazards.nops + hazards.depctrs,
         delays: delays.delays,

@@ -6,9 +6,12 @@
 //! ```text
 //!  MIR from isel (temporaries, phis, fixed registers)
 //!      │ liveness::analyze   live-in/out on the logical and linear CFGs, kill flags, demand
+//!      │ spill::spill        where a file's demand passes its target: SGPRs into lanes of
+//!      │                     linear VGPRs (p_spill/p_reload), new SSA versions and phis
 //!      │ assign::assign      registers for every value; copies and renaming phis where values move
-//!      │ validate (debug)    the allocation re-checked symbolically against the input
-//!      ▼ ssa_elim           phis → parallel copies → moves and swaps (parallel_copy::resolve)
+//!      │ ssa_elim           phis → parallel copies → moves and swaps (parallel_copy::resolve)
+//!      │ validate (debug)    the allocation re-checked symbolically against the spilled input
+//!      ▼ spill::lower        p_spill/p_reload → v_writelane_b32/v_readlane_b32
 //!  MIR with physical registers only where it matters to the encoder
 //! ```
 //!
@@ -26,6 +29,7 @@ pub mod generate;
 pub mod liveness;
 pub mod parallel_copy;
 mod regset;
+pub mod spill;
 pub mod ssa_elim;
 pub mod validate;
 
@@ -52,6 +56,8 @@ pub struct Allocation {
     pub demand: RegisterDemand,
     /// Registers (dwords) the allocation moved with copies inside blocks.
     pub moved: u32,
+    /// What spilling did.
+    pub spills: spill::SpillStats,
 }
 
 impl Allocation {
@@ -91,15 +97,33 @@ impl Allocation {
 /// Why allocation failed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum AllocError {
-    /// The kernel needs more registers of a file than the processor has (no spilling yet).
-    #[error(
-        "@{kernel} needs {demand} {file:?}s, more than the {limit} the processor has (spilling is not implemented)"
-    )]
+    /// The kernel needs more registers of a file than the processor has after spilling:
+    /// AGPR values are not spilled, and registers fixed by the hardware, values forced out of
+    /// special registers or the alignment of tuples can leave no room.
+    #[error("@{kernel} needs {demand} {file:?}s, more than the {limit} the processor has{}", why_not_spilled(*file))]
     DemandTooHigh {
         /// The kernel.
         kernel: String,
         /// The register file.
         file: RegType,
+        /// Registers needed.
+        demand: u16,
+        /// Registers available.
+        limit: u16,
+    },
+    /// One instruction (or the phis of a block) alone needs more registers of a file than
+    /// there are: spilling cannot help, since its operands and results must all be in
+    /// registers at once.
+    #[error("@{kernel}, BB{block}: {what} needs {demand} {file:?}s at once, more than the {limit} there are")]
+    Unspillable {
+        /// The kernel.
+        kernel: String,
+        /// The block.
+        block: u32,
+        /// The register file.
+        file: RegType,
+        /// What needs them.
+        what: String,
         /// Registers needed.
         demand: u16,
         /// Registers available.
@@ -144,24 +168,71 @@ pub enum AllocError {
     Invalid(ValidationError),
 }
 
-/// Assigns registers and eliminates SSA: the whole allocation stage of the pipeline. In debug
-/// builds the result is validated against the input ([`validate::validate`]).
+/// Why a file's demand can stay too high after spilling.
+fn why_not_spilled(file: RegType) -> &'static str {
+    match file {
+        RegType::Agpr => " (AGPR values are not spilled)",
+        RegType::Sgpr | RegType::Vgpr => {
+            " after spilling (registers fixed by the hardware and the alignment of tuples leave no room)"
+        }
+    }
+}
+
+/// Spills where the demand passes a file's size, assigns registers and eliminates SSA: the
+/// whole allocation stage of the pipeline. In debug builds the result is validated against
+/// the (spilled) input ([`validate::validate`]).
 pub fn allocate(func: &mut Function, proc: &Processor) -> Result<Allocation, AllocError> {
-    let before = cfg!(debug_assertions).then(|| func.clone());
+    allocate_for(func, proc, spill::file_limits(proc))
+}
+
+/// How many times allocation spills again, with a lower target, when assignment finds no
+/// room within the file after spilling to its size (fixed registers and alignment).
+const SPILL_ROUNDS: u32 = 4;
+
+/// [`allocate`] with the demand that spilling aims at in each file (at most the file's size;
+/// a lower target trades spills for waves).
+pub fn allocate_for(func: &mut Function, proc: &Processor, target: RegisterDemand) -> Result<Allocation, AllocError> {
+    let input = func.clone();
+    let limits = spill::file_limits(proc);
+    let mut target = target.min(limits);
+    let mut round = 0;
+    loop {
+        match allocate_once(func, proc, target) {
+            Err(AllocError::DemandTooHigh { file, demand, limit, .. })
+                if round < SPILL_ROUNDS && file != RegType::Agpr =>
+            {
+                // Aim lower in that file by what was missing (and a little more) and start over.
+                round += 1;
+                let fi = demand::file_index(file);
+                let lower = target.of(fi).saturating_sub(demand.saturating_sub(limit).max(1) + 2 * round as u16);
+                target = target.with(fi, lower);
+                *func = input.clone();
+            }
+            result => return result,
+        }
+    }
+}
+
+/// One attempt of [`allocate_for`].
+fn allocate_once(func: &mut Function, proc: &Processor, target: RegisterDemand) -> Result<Allocation, AllocError> {
     let live = liveness::analyze(func, proc)?;
+    let (live, spilled) = spill::spill(func, live, proc, target)?;
+    let before = cfg!(debug_assertions).then(|| func.clone());
     let stats = assign::assign(func, &live, proc)?;
     ssa_elim::eliminate(func, proc)?;
+    if let Some(before) = before {
+        validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
+    }
+    spill::lower(func)?;
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;
+    alloc.spills = spilled;
     for (file, used) in FILE_TYPES.into_iter().zip([alloc.sgprs, alloc.vgprs, alloc.agprs]) {
         let limit = file_limit(proc, file);
         if used > limit {
             return Err(AllocError::DemandTooHigh { kernel: func.name.clone(), file, demand: used, limit });
         }
-    }
-    if let Some(before) = before {
-        validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
     }
     Ok(alloc)
 }

@@ -65,15 +65,21 @@ pub fn eliminate_phis(func: &mut Function) {
                     continue;
                 }
                 let insts = &mut func.blocks[pred as usize].insts;
-                let before_branch = || insts.iter().rposition(|i| !i.opcode.ends_block()).map_or(0, |p| p + 1);
-                let at = if linear {
-                    before_branch()
-                } else {
-                    insts.iter().position(|i| i.opcode == Opcode::PLogicalEnd).unwrap_or_else(before_branch)
-                };
+                let at = block_end(insts, linear);
                 insts.insert(at, copy);
             }
         }
+    }
+}
+
+/// Where code at the end of a block goes: before its branches on the linear CFG, before its
+/// `p_logical_end` (with the block's logical EXEC) on the logical one.
+pub(crate) fn block_end(insts: &[Inst], linear: bool) -> usize {
+    let before_branch = || insts.iter().rposition(|i| !i.opcode.ends_block()).map_or(0, |p| p + 1);
+    if linear {
+        before_branch()
+    } else {
+        insts.iter().position(|i| i.opcode == Opcode::PLogicalEnd).unwrap_or_else(before_branch)
     }
 }
 

@@ -7,11 +7,12 @@
 //!  MIR from isel (temporaries, phis, fixed registers)
 //!      │ liveness::analyze   live-in/out on the logical and linear CFGs, kill flags, demand
 //!      │ spill::spill        where a file's demand passes its target: SGPRs into lanes of
-//!      │                     linear VGPRs (p_spill/p_reload), new SSA versions and phis
+//!      │                     linear VGPRs, VGPRs to scratch (p_spill/p_reload), new SSA
+//!      │                     versions and phis
 //!      │ assign::assign      registers for every value; copies and renaming phis where values move
 //!      │ ssa_elim           phis → parallel copies → moves and swaps (parallel_copy::resolve)
 //!      │ validate (debug)    the allocation re-checked symbolically against the spilled input
-//!      ▼ spill::lower        p_spill/p_reload → v_writelane_b32/v_readlane_b32
+//!      ▼ spill::lower        p_spill/p_reload → v_writelane/v_readlane, scratch_store/load
 //!  MIR with physical registers only where it matters to the encoder
 //! ```
 //!
@@ -163,6 +164,19 @@ pub enum AllocError {
         /// What went wrong.
         message: String,
     },
+    /// The VGPR spill area ends past what a scratch instruction's immediate offset reaches
+    /// (spills are addressed by the offset alone).
+    #[error(
+        "@{kernel}: the VGPR spill area ends {end} bytes into the lane's scratch, past the {reach} an offset reaches"
+    )]
+    SpillAreaTooFar {
+        /// The kernel.
+        kernel: String,
+        /// Where the spill area ends (bytes, the private arrays before it included).
+        end: u32,
+        /// The bytes an instruction's offset reaches.
+        reach: u32,
+    },
     /// The validator rejected the allocation (a bug).
     #[error("the allocation does not validate: {0}")]
     Invalid(ValidationError),
@@ -182,22 +196,38 @@ fn why_not_spilled(file: RegType) -> &'static str {
 /// whole allocation stage of the pipeline. In debug builds the result is validated against
 /// the (spilled) input ([`validate::validate`]).
 pub fn allocate(func: &mut Function, proc: &Processor) -> Result<Allocation, AllocError> {
-    allocate_for(func, proc, spill::file_limits(proc))
+    allocate_with(func, proc, &Spilling::new(proc))
+}
+
+/// What spilling aims at and where its scratch goes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Spilling {
+    /// The demand spilling brings each file down to (at most the file's size; a lower target
+    /// trades spills for waves).
+    pub target: RegisterDemand,
+    /// Bytes of each lane's scratch before the VGPR spill area (the private arrays).
+    pub scratch_base: u32,
+}
+
+impl Spilling {
+    /// Every file's size as the target, and scratch from its start.
+    pub fn new(proc: &Processor) -> Spilling {
+        Spilling { target: spill::file_limits(proc), scratch_base: 0 }
+    }
 }
 
 /// How many times allocation spills again, with a lower target, when assignment finds no
 /// room within the file after spilling to its size (fixed registers and alignment).
 const SPILL_ROUNDS: u32 = 4;
 
-/// [`allocate`] with the demand that spilling aims at in each file (at most the file's size;
-/// a lower target trades spills for waves).
-pub fn allocate_for(func: &mut Function, proc: &Processor, target: RegisterDemand) -> Result<Allocation, AllocError> {
+/// [`allocate`] with the spilling of `spilling`.
+pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling) -> Result<Allocation, AllocError> {
     let input = func.clone();
     let limits = spill::file_limits(proc);
-    let mut target = target.min(limits);
+    let mut target = spilling.target.min(limits);
     let mut round = 0;
     loop {
-        match allocate_once(func, proc, target) {
+        match allocate_once(func, proc, target, spilling.scratch_base) {
             Err(AllocError::DemandTooHigh { file, demand, limit, .. })
                 if round < SPILL_ROUNDS && file != RegType::Agpr =>
             {
@@ -213,8 +243,13 @@ pub fn allocate_for(func: &mut Function, proc: &Processor, target: RegisterDeman
     }
 }
 
-/// One attempt of [`allocate_for`].
-fn allocate_once(func: &mut Function, proc: &Processor, target: RegisterDemand) -> Result<Allocation, AllocError> {
+/// One attempt of [`allocate_with`].
+fn allocate_once(
+    func: &mut Function,
+    proc: &Processor,
+    target: RegisterDemand,
+    scratch_base: u32,
+) -> Result<Allocation, AllocError> {
     let live = liveness::analyze(func, proc)?;
     let (live, spilled) = spill::spill(func, live, proc, target)?;
     let before = cfg!(debug_assertions).then(|| func.clone());
@@ -223,7 +258,7 @@ fn allocate_once(func: &mut Function, proc: &Processor, target: RegisterDemand) 
     if let Some(before) = before {
         validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
     }
-    spill::lower(func)?;
+    spill::lower(func, scratch_base, &spilled)?;
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;

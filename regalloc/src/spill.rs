@@ -37,10 +37,11 @@ use crate::demand::{file_index, file_limit, Pressure, RegisterDemand};
 use crate::liveness::{self, is_phi, late_kill, Liveness};
 use crate::ssa_elim::block_end;
 use crate::AllocError;
+use isa::encoding::global;
 use isa::mir::{Def, Function, Inst, Operand, OperandKind};
-use isa::opcode::Opcode;
-use isa::processor::Processor;
-use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use isa::opcode::{Family, Opcode};
+use isa::processor::{FlatScratch, Processor};
+use isa::reg::{RegClass, RegType, Temp};
 use smallvec::SmallVec;
 
 /// What the next-use distance of a value grows by when the path to its use leaves a loop.
@@ -49,8 +50,6 @@ pub const LOOP_EXIT: u32 = 1 << 16;
 const FAR: u32 = u32::MAX;
 /// No entry.
 const NONE: u32 = u32::MAX;
-/// Whether VGPRs are spilled (their lowering to scratch comes next).
-const SPILL_VGPRS: bool = false;
 
 /// What spilling did: the counts `--stats` shows.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -96,9 +95,14 @@ pub fn spill(
     // too): leave room for them twice.
     let lane_vgprs = 2 * stats.lane_vgprs;
     let vgpr_target = target.vgprs.saturating_sub(lane_vgprs);
-    if live.max_demand.vgprs > vgpr_target && SPILL_VGPRS {
+    if live.max_demand.vgprs > vgpr_target {
         let mut pass = Pass::new(func, &live, proc, RegType::Vgpr, vgpr_target);
         pass.run(func)?;
+        if pass.stats.scratch_bytes > 0 && proc.flat_scratch == FlatScratch::Absolute {
+            // The kernel would have to set FLAT_SCRATCH up from its inputs first.
+            let what = "VGPR spills to scratch without architected flat scratch";
+            return Err(AllocError::Unsupported { kernel: func.name.clone(), block: 0, what });
+        }
         stats.scratch_bytes = pass.stats.scratch_bytes;
         stats.spills += pass.stats.spills;
         stats.reloads += pass.stats.reloads;
@@ -913,13 +917,29 @@ impl<'a> Pass<'a> {
     }
 }
 
+/// The largest byte offset a scratch instruction's immediate reaches in `family` (the spill
+/// area is addressed by the offset alone, with neither address register).
+pub fn scratch_reach(family: Family) -> u32 {
+    // The offset field is signed.
+    global(family).offset.max() / 2
+}
+
 /// Where each spill slot lives once registers are known: turns `p_start_linear_vgpr`,
 /// `p_spill` and `p_reload` into hardware instructions. SGPR slots become `v_writelane_b32`
-/// and `v_readlane_b32` (one per dword) on their linear VGPR.
-pub fn lower(func: &mut Function) -> Result<(), AllocError> {
-    let internal = |message: &str| AllocError::Internal { kernel: func.name.clone(), message: message.into() };
-    let mut blocks = std::mem::take(&mut func.blocks);
-    for block in &mut blocks {
+/// and `v_readlane_b32` (one per dword) on their linear VGPR; VGPR slots are dwords of the
+/// lane's scratch, `scratch_base` bytes in (after the private arrays), stored and loaded with
+/// `scratch_store`/`scratch_load` of up to four dwords at their immediate offset.
+pub fn lower(func: &mut Function, scratch_base: u32, stats: &SpillStats) -> Result<(), AllocError> {
+    let kernel = func.name.clone();
+    let internal = |message: &str| AllocError::Internal { kernel: kernel.clone(), message: message.into() };
+    let family = func.family;
+    if stats.scratch_bytes > 0 {
+        let end = scratch_base.saturating_add(stats.scratch_bytes);
+        if end > scratch_reach(family) + 1 {
+            return Err(AllocError::SpillAreaTooFar { kernel, end, reach: scratch_reach(family) + 1 });
+        }
+    }
+    for block in &mut func.blocks {
         if !block.insts.iter().any(|i| matches!(i.opcode, Opcode::PStartLinearVgpr | Opcode::PSpill | Opcode::PReload))
         {
             continue;
@@ -927,61 +947,84 @@ pub fn lower(func: &mut Function) -> Result<(), AllocError> {
         let old = std::mem::take(&mut block.insts);
         let mut out = Vec::with_capacity(old.len() + 8);
         for inst in old {
-            match inst.opcode {
-                Opcode::PStartLinearVgpr => {}
-                Opcode::PSpill | Opcode::PReload => {
-                    let spill = inst.opcode == Opcode::PSpill;
-                    let (value_reg, rc) = if spill {
-                        let op = inst.ops.first().ok_or_else(|| internal("p_spill without a value"))?;
-                        (op.reg, op.rc())
-                    } else {
-                        let d = inst.defs.first().ok_or_else(|| internal("p_reload without a result"))?;
-                        (d.reg, Some(d.rc))
+            if inst.opcode == Opcode::PStartLinearVgpr {
+                continue;
+            }
+            if !matches!(inst.opcode, Opcode::PSpill | Opcode::PReload) {
+                out.push(inst);
+                continue;
+            }
+            let spill = inst.opcode == Opcode::PSpill;
+            let (value_reg, rc) = if spill {
+                let op = inst.ops.first().ok_or_else(|| internal("p_spill without a value"))?;
+                (op.reg, op.rc())
+            } else {
+                let d = inst.defs.first().ok_or_else(|| internal("p_reload without a result"))?;
+                (d.reg, Some(d.rc))
+            };
+            let (Some(reg), Some(rc)) = (value_reg, rc) else {
+                return Err(internal("a spilled value has no register"));
+            };
+            match (rc.ty, &inst.ops[usize::from(spill)..]) {
+                (RegType::Sgpr, [lv, lane]) => {
+                    let (Some(lv), Some(lane)) = (lv.reg, lane.constant_value()) else {
+                        return Err(internal("an SGPR slot without its linear VGPR"));
                     };
-                    let (Some(reg), Some(rc)) = (value_reg, rc) else {
-                        return Err(internal("a spilled value has no register"));
-                    };
-                    let slot = &inst.ops[usize::from(spill)..];
-                    match (rc.ty, slot) {
-                        (RegType::Sgpr, [lv, lane]) => {
-                            let (Some(lv), Some(lane)) = (lv.reg, lane.constant_value()) else {
-                                return Err(internal("an SGPR slot without its linear VGPR"));
-                            };
-                            for d in 0..u16::from(rc.size) {
-                                let lane = Operand::constant(lane + u32::from(d));
-                                let s = PhysReg(reg.0 + d);
-                                out.push(if spill {
-                                    Inst::new(
-                                        Opcode::VWritelaneB32,
-                                        &[Def::phys(lv, RegClass::V1)],
-                                        &[Operand::phys(s, RegClass::S1), lane],
-                                    )
-                                } else {
-                                    Inst::new(
-                                        Opcode::VReadlaneB32,
-                                        &[Def::phys(s, RegClass::S1)],
-                                        &[Operand::phys(lv, RegClass::V1), lane],
-                                    )
-                                });
-                            }
-                        }
-                        _ => return Err(internal("a spill slot of an unknown kind")),
+                    for d in 0..u16::from(rc.size) {
+                        let lane = Operand::constant(lane + u32::from(d));
+                        let (s, v) = (reg.advance(d), (lv, RegClass::V1));
+                        out.push(if spill {
+                            Inst::new(
+                                Opcode::VWritelaneB32,
+                                &[Def::phys(v.0, v.1)],
+                                &[Operand::phys(s, RegClass::S1), lane],
+                            )
+                        } else {
+                            Inst::new(
+                                Opcode::VReadlaneB32,
+                                &[Def::phys(s, RegClass::S1)],
+                                &[Operand::phys(v.0, v.1), lane],
+                            )
+                        });
                     }
                 }
-                _ => out.push(inst),
+                (RegType::Vgpr, [offset]) => {
+                    let offset =
+                        offset.constant_value().ok_or_else(|| internal("a scratch slot without its offset"))?;
+                    for first in (0..rc.size).step_by(4) {
+                        let n = (rc.size - first).min(4);
+                        let part = (reg.advance(u16::from(first)), RegClass::vgpr(n));
+                        let opcode = scratch_opcode(spill, n);
+                        let mut access = if spill {
+                            Inst::new(opcode, &[], &[Operand::phys(part.0, part.1)])
+                        } else {
+                            Inst::new(opcode, &[Def::phys(part.0, part.1)], &[])
+                        };
+                        access.fields.offset = (scratch_base + offset + 4 * u32::from(first)) as i32;
+                        out.push(access);
+                    }
+                }
+                _ => return Err(internal("a spill slot of an unknown kind")),
             }
         }
         block.insts = out;
     }
-    func.blocks = blocks;
     Ok(())
+}
+
+/// The scratch store (`spill`) or load of `dwords` dwords.
+fn scratch_opcode(spill: bool, dwords: u8) -> Opcode {
+    const STORES: [Opcode; 4] =
+        [Opcode::ScratchStoreB32, Opcode::ScratchStoreB64, Opcode::ScratchStoreB96, Opcode::ScratchStoreB128];
+    const LOADS: [Opcode; 4] =
+        [Opcode::ScratchLoadB32, Opcode::ScratchLoadB64, Opcode::ScratchLoadB96, Opcode::ScratchLoadB128];
+    (if spill { STORES } else { LOADS })[usize::from(dwords.clamp(1, 4) - 1)]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use isa::mir_parse::parse_function;
-    use isa::opcode::Family;
 
     fn proc() -> &'static Processor {
         Processor::find("gfx1100").unwrap()
@@ -1091,7 +1134,7 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         );
         // Through assignment, the validator and the lowering: a lane written and read back.
         let mut f = parse(STRAIGHT);
-        let alloc = crate::allocate_for(&mut f, proc(), target).unwrap();
+        let alloc = crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 0 }).unwrap();
         assert_eq!(alloc.spills.sgpr_lanes, 1);
         let out = f.to_string();
         assert!(out.contains("v_writelane_b32") && out.contains("v_readlane_b32"), "{out}");

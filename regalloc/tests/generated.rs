@@ -213,10 +213,21 @@ fn demand_beyond_the_file_is_refused_by_name() {
     let mut insts = vec![Inst::new(Opcode::PStartPgm, &[], &[])];
     insts.extend(tuples.iter().map(|&t| Inst::new(Opcode::GlobalLoadB128, &[Def::temp(t)], &[Operand::constant(0)])));
     insts.push(Inst::new(Opcode::SEndpgm, &[], &tuples.iter().map(|&t| Operand::temp(t)).collect::<Vec<_>>()));
-    f.blocks[0].insts = insts;
+    f.blocks[0].insts = insts.clone();
+    // One instruction reads them all: no spill helps.
     let err = regalloc::allocate(&mut f, proc).unwrap_err();
-    assert_eq!(err, AllocError::DemandTooHigh { kernel: "wide".into(), file: RegType::Vgpr, demand: 320, limit: 256 });
-    assert!(err.to_string().contains("@wide needs 320 Vgprs"), "{err}");
+    let what = "`s_endpgm` with its operands and results".to_string();
+    let want =
+        AllocError::Unspillable { kernel: "wide".into(), block: 0, file: RegType::Vgpr, what, demand: 320, limit: 256 };
+    assert_eq!(err, want);
+    assert!(err.to_string().contains("@wide, BB0: `s_endpgm` with its operands and results needs 320 Vgprs"), "{err}");
+    // Read one at a time, they fit with spills: the tuples loaded first wait in scratch.
+    let end = insts.pop().unwrap();
+    insts.extend(end.ops.iter().map(|&o| Inst::new(Opcode::GlobalStoreB128, &[], &[Operand::constant(0), o])));
+    insts.push(Inst::new(Opcode::SEndpgm, &[], &[]));
+    f.blocks[0].insts = insts;
+    let alloc = regalloc::allocate(&mut f, proc).unwrap();
+    assert!(alloc.vgprs <= 256 && alloc.spills.scratch_bytes >= 64 * 4, "{alloc:?}");
 }
 
 #[test]

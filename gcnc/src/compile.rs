@@ -105,7 +105,8 @@ pub struct KernelStats {
     pub vgprs: u16,
     /// Waves per SIMD the register use allows.
     pub waves_per_simd: u16,
-    /// What register allocation spilled (SGPR lanes, scratch bytes, spill and reload counts).
+    /// What register allocation spilled (SGPR lanes, AGPRs, scratch bytes, spill and reload
+    /// counts).
     pub spills: regalloc::spill::SpillStats,
     /// `s_waitcnt` instructions inserted.
     pub waits: u32,

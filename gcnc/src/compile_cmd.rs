@@ -62,7 +62,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(
-                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD, {} spills ({} SGPR lanes, {} scratch bytes), {} reloads, {} waits, {} nops, {} s_delay_alu",
+                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD, {} spills ({} SGPR lanes, {} AGPRs, {} scratch bytes), {} reloads, {} waits, {} nops, {} s_delay_alu",
                 s.name,
                 s.instructions,
                 s.bytes,
@@ -71,6 +71,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
                 s.waves_per_simd,
                 s.spills.spills,
                 s.spills.sgpr_lanes,
+                s.spills.agprs,
                 s.spills.scratch_bytes,
                 s.spills.reloads,
                 s.waits,

@@ -7,12 +7,12 @@
 //!  MIR from isel (temporaries, phis, fixed registers)
 //!      │ liveness::analyze   live-in/out on the logical and linear CFGs, kill flags, demand
 //!      │ spill::spill        where a file's demand passes its target: SGPRs into lanes of
-//!      │                     linear VGPRs, VGPRs to scratch (p_spill/p_reload), new SSA
-//!      │                     versions and phis
+//!      │                     linear VGPRs, VGPRs into free AGPRs or scratch (p_spill,
+//!      │                     p_reload), new SSA versions and phis
 //!      │ assign::assign      registers for every value; copies and renaming phis where values move
 //!      │ ssa_elim           phis → parallel copies → moves and swaps (parallel_copy::resolve)
 //!      │ validate (debug)    the allocation re-checked symbolically against the spilled input
-//!      ▼ spill::lower        p_spill/p_reload → v_writelane/v_readlane, scratch_store/load
+//!      ▼ spill::lower        p_spill/p_reload → v_writelane/readlane, v_accvgpr_*, scratch
 //!  MIR with physical registers only where it matters to the encoder
 //! ```
 //!
@@ -258,7 +258,8 @@ fn allocate_once(
     if let Some(before) = before {
         validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
     }
-    spill::lower(func, scratch_base, &spilled)?;
+    let free_agpr = Allocation::measure(func).agprs;
+    let spilled = spill::lower(func, proc, free_agpr, scratch_base, &spilled)?;
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;

@@ -28,20 +28,21 @@
 //!
 //! Spill slots: an SGPR value takes lanes of a linear VGPR (`p_start_linear_vgpr` at the
 //! entry; live on the linear CFG, so no EXEC mask disturbs it), written by `v_writelane_b32`
-//! and read by `v_readlane_b32`; a VGPR value takes dwords of the lane's scratch after the
-//! private arrays (`scratch_store`/`scratch_load`). The pass writes `p_spill`/`p_reload`
+//! and read by `v_readlane_b32`; a VGPR value takes dwords of VGPR slots, which are the AGPRs
+//! a gfx90a/gfx942 kernel leaves free (`v_accvgpr_write_b32`/`v_accvgpr_read_b32`) and then
+//! the lane's scratch after the private arrays (`scratch_store`/`scratch_load`). The pass writes `p_spill`/`p_reload`
 //! pseudo-instructions, which the validator checks as such, and [`lower`] turns them into
 //! those instructions once registers are assigned.
 
 use crate::demand::{file_index, file_limit, Pressure, RegisterDemand};
 use crate::liveness::{self, is_phi, late_kill, Liveness};
-use crate::ssa_elim::block_end;
+use crate::ssa_elim::{accvgpr_move, block_end};
 use crate::AllocError;
 use isa::encoding::global;
 use isa::mir::{Def, Function, Inst, Operand, OperandKind};
 use isa::opcode::{Family, Opcode};
 use isa::processor::{FlatScratch, Processor};
-use isa::reg::{RegClass, RegType, Temp};
+use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use smallvec::SmallVec;
 
 /// What the next-use distance of a value grows by when the path to its use leaves a loop.
@@ -58,7 +59,12 @@ pub struct SpillStats {
     pub sgpr_lanes: u32,
     /// Linear VGPRs holding those lanes.
     pub lane_vgprs: u16,
-    /// Bytes of each lane's scratch that VGPR spills use (after the private arrays).
+    /// Dwords of VGPR spill slots.
+    pub vgpr_slots: u32,
+    /// AGPRs holding VGPR spill slots (gfx90a, gfx942: the AGPRs the kernel leaves free).
+    pub agprs: u16,
+    /// Bytes of each lane's scratch that the other VGPR spill slots use (after the private
+    /// arrays).
     pub scratch_bytes: u32,
     /// `p_spill` instructions inserted (one per value spilled).
     pub spills: u32,
@@ -98,12 +104,7 @@ pub fn spill(
     if live.max_demand.vgprs > vgpr_target {
         let mut pass = Pass::new(func, &live, proc, RegType::Vgpr, vgpr_target);
         pass.run(func)?;
-        if pass.stats.scratch_bytes > 0 && proc.flat_scratch == FlatScratch::Absolute {
-            // The kernel would have to set FLAT_SCRATCH up from its inputs first.
-            let what = "VGPR spills to scratch without architected flat scratch";
-            return Err(AllocError::Unsupported { kernel: func.name.clone(), block: 0, what });
-        }
-        stats.scratch_bytes = pass.stats.scratch_bytes;
+        stats.vgpr_slots = pass.stats.vgpr_slots;
         stats.spills += pass.stats.spills;
         stats.reloads += pass.stats.reloads;
         live = liveness::analyze(func, proc)?;
@@ -412,7 +413,7 @@ impl<'a> Pass<'a> {
             self.stats.sgpr_lanes += size;
             at
         } else {
-            self.stats.scratch_bytes += 4 * size;
+            self.stats.vgpr_slots += size;
             self.slots_used
         };
         self.slots_used = at + size;
@@ -926,14 +927,35 @@ pub fn scratch_reach(family: Family) -> u32 {
 
 /// Where each spill slot lives once registers are known: turns `p_start_linear_vgpr`,
 /// `p_spill` and `p_reload` into hardware instructions. SGPR slots become `v_writelane_b32`
-/// and `v_readlane_b32` (one per dword) on their linear VGPR; VGPR slots are dwords of the
-/// lane's scratch, `scratch_base` bytes in (after the private arrays), stored and loaded with
-/// `scratch_store`/`scratch_load` of up to four dwords at their immediate offset.
-pub fn lower(func: &mut Function, scratch_base: u32, stats: &SpillStats) -> Result<(), AllocError> {
+/// and `v_readlane_b32` (one per dword) on their linear VGPR. VGPR slots (dwords, in the
+/// order the pass handed them out) first take the AGPRs from `free_agpr` up that the
+/// processor has (gfx90a, gfx942: `v_accvgpr_write_b32`/`v_accvgpr_read_b32`, no memory
+/// access; they count in the unified file, as scratch does not), then dwords of the lane's scratch, `scratch_base` bytes in (after the private
+/// arrays), stored and loaded with `scratch_store`/`scratch_load` of up to four dwords at
+/// their immediate offset. Gives `stats` with the AGPRs and scratch bytes used.
+pub fn lower(
+    func: &mut Function,
+    proc: &Processor,
+    free_agpr: u16,
+    scratch_base: u32,
+    stats: &SpillStats,
+) -> Result<SpillStats, AllocError> {
     let kernel = func.name.clone();
     let internal = |message: &str| AllocError::Internal { kernel: kernel.clone(), message: message.into() };
     let family = func.family;
+    // Only where gfx908's wait states between `v_accvgpr_write` and `v_accvgpr_read` are gone
+    // (gfx90a on): the hazard pass has no rules for those moves.
+    let agprs = if proc.gfx90a_insts { proc.agprs } else { 0 };
+    let in_agprs = stats.vgpr_slots.min(u32::from(agprs.saturating_sub(free_agpr)));
+    let mut stats = *stats;
+    stats.agprs = in_agprs as u16;
+    stats.scratch_bytes = 4 * (stats.vgpr_slots - in_agprs);
     if stats.scratch_bytes > 0 {
+        if proc.flat_scratch == FlatScratch::Absolute {
+            // The kernel would have to set FLAT_SCRATCH up from its inputs first.
+            let what = "VGPR spills to scratch without architected flat scratch";
+            return Err(AllocError::Unsupported { kernel, block: 0, what });
+        }
         let end = scratch_base.saturating_add(stats.scratch_bytes);
         if end > scratch_reach(family) + 1 {
             return Err(AllocError::SpillAreaTooFar { kernel, end, reach: scratch_reach(family) + 1 });
@@ -991,7 +1013,21 @@ pub fn lower(func: &mut Function, scratch_base: u32, stats: &SpillStats) -> Resu
                 (RegType::Vgpr, [offset]) => {
                     let offset =
                         offset.constant_value().ok_or_else(|| internal("a scratch slot without its offset"))?;
-                    for first in (0..rc.size).step_by(4) {
+                    // Dwords `slot..` of the slots: the first `in_agprs` are AGPRs.
+                    let slot = offset / 4;
+                    let agpr_dwords = in_agprs.saturating_sub(slot).min(u32::from(rc.size)) as u8;
+                    for d in 0..agpr_dwords {
+                        let v = (reg.advance(u16::from(d)), RegClass::V1);
+                        let a = (PhysReg::agpr(free_agpr + (slot + u32::from(d)) as u16), RegClass::agpr(1));
+                        out.push(if spill {
+                            accvgpr_move(Opcode::VAccvgprWriteB32, Def::phys(a.0, a.1), Operand::phys(v.0, v.1))
+                        } else {
+                            accvgpr_move(Opcode::VAccvgprReadB32, Def::phys(v.0, v.1), Operand::phys(a.0, a.1))
+                        });
+                    }
+                    // The rest in scratch, after the AGPRs' share of the slots.
+                    let offset = 4 * (slot + u32::from(agpr_dwords) - in_agprs.min(slot + u32::from(agpr_dwords)));
+                    for first in (agpr_dwords..rc.size).step_by(4) {
                         let n = (rc.size - first).min(4);
                         let part = (reg.advance(u16::from(first)), RegClass::vgpr(n));
                         let opcode = scratch_opcode(spill, n);
@@ -1000,7 +1036,7 @@ pub fn lower(func: &mut Function, scratch_base: u32, stats: &SpillStats) -> Resu
                         } else {
                             Inst::new(opcode, &[Def::phys(part.0, part.1)], &[])
                         };
-                        access.fields.offset = (scratch_base + offset + 4 * u32::from(first)) as i32;
+                        access.fields.offset = (scratch_base + offset + 4 * u32::from(first - agpr_dwords)) as i32;
                         out.push(access);
                     }
                 }
@@ -1009,7 +1045,7 @@ pub fn lower(func: &mut Function, scratch_base: u32, stats: &SpillStats) -> Resu
         }
         block.insts = out;
     }
-    Ok(())
+    Ok(stats)
 }
 
 /// The scratch store (`spill`) or load of `dwords` dwords.

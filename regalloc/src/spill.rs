@@ -450,9 +450,9 @@ impl<'a> Pass<'a> {
         self.spilled[v as usize] = true;
     }
 
-    /// Ensures that the end of predecessor `p` has each of `wanted` in registers (reloading
-    /// what is missing) and gives the temporary of each. With `evict`, values in registers
-    /// there that are not wanted make room first where the file would overflow.
+    /// Ensures that the end of predecessor `p` has each of `wanted` (sorted) in registers
+    /// (reloading what is missing) and gives the temporary of each. With `evict`, values in
+    /// registers there that are not wanted make room first where the file would overflow.
     fn couple(&mut self, func: &mut Function, p: usize, wanted: &[u32], evict: bool) -> Vec<Temp> {
         let mut exit = std::mem::take(&mut self.exit[p]);
         let missing: Vec<u32> =
@@ -464,7 +464,7 @@ impl<'a> Pass<'a> {
             // Drop the unwanted values farthest from their next use first.
             let mut unwanted: Vec<(u32, u32)> = exit
                 .iter()
-                .filter(|(v, _)| !wanted.contains(v))
+                .filter(|(v, _)| wanted.binary_search(v).is_err())
                 .map(|&(v, _)| {
                     let d = &self.dist_end[p];
                     (d.binary_search_by_key(&v, |&(x, _)| x).map_or(FAR, |k| d[k].1), v)
@@ -1174,5 +1174,64 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         assert_eq!(alloc.spills.sgpr_lanes, 1);
         let out = f.to_string();
         assert!(out.contains("v_writelane_b32") && out.contains("v_readlane_b32"), "{out}");
+    }
+
+    /// A VGPR spilled in logical code: stored after `p_logical_start` (where the block's
+    /// EXEC is the logical one), not next to `p_startpgm`; through allocation to scratch.
+    #[test]
+    fn vgprs_are_stored_in_the_logical_part_and_go_to_scratch() {
+        let text = "function k (wave32):
+BB0: /* logical preds:  / linear preds:  / uniform */
+  %0:s2@s[0:1], %1:v1@v0 = p_startpgm
+  p_logical_start
+  %2:v1 = v_mov_b32 0x7
+  %3:v1 = v_mov_b32 0x9
+  %4:v1 = v_add_nc_u32 %2:v1, %3:v1
+  %5:v1 = v_add_nc_u32 %4:v1, %1:v1
+  %6:s1 = v_readfirstlane_b32 %5:v1
+  p_logical_end
+  s_endpgm
+";
+        let target = RegisterDemand { sgprs: 106, vgprs: 2, agprs: 0 };
+        let mut f = parse(text);
+        let live = liveness::analyze(&mut f, proc()).unwrap();
+        let (_, stats) = spill(&mut f, live, proc(), target).unwrap();
+        assert_eq!((stats.spills, stats.reloads, stats.vgpr_slots), (1, 1, 1), "{f}");
+        let text_after = lines(&f, 0);
+        assert_eq!(text_after[1..3], ["p_logical_start", "p_spill %1:v1(kill), 0x0"]);
+        assert_eq!(text_after[6..8], ["%7:v1 = p_reload 0x0", "%5:v1 = v_add_nc_u32 %4:v1(kill), %7:v1(kill)"]);
+        let mut f = parse(text);
+        let alloc = crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 16 }).unwrap();
+        assert_eq!((alloc.spills.scratch_bytes, alloc.vgprs), (4, 2));
+        let out = f.to_string();
+        assert!(
+            out.contains("scratch_store_b32 v0 offset:16") && out.contains("= scratch_load_b32 offset:16"),
+            "{out}"
+        );
+    }
+
+    /// The validator follows the slots: a reload from a lane no spill wrote is caught.
+    #[test]
+    fn the_validator_checks_that_a_reload_finds_its_value() {
+        let target = RegisterDemand { sgprs: 2, vgprs: 256, agprs: 0 };
+        for corrupt in [false, true] {
+            let mut f = parse(STRAIGHT);
+            let live = liveness::analyze(&mut f, proc()).unwrap();
+            let (live, _) = spill(&mut f, live, proc(), target).unwrap();
+            if corrupt {
+                let reload = f.blocks[0].insts.iter_mut().find(|i| i.opcode == Opcode::PReload).unwrap();
+                reload.ops[1] = Operand::constant(1);
+            }
+            let before = f.clone();
+            crate::assign::assign(&mut f, &live, proc()).unwrap();
+            crate::ssa_elim::eliminate(&mut f, proc()).unwrap();
+            let result = crate::validate::validate(&before, &f, proc());
+            if corrupt {
+                let err = result.unwrap_err();
+                assert!(err.problem.contains("from a spill slot that holds nothing known"), "{err}");
+            } else {
+                result.unwrap();
+            }
+        }
     }
 }

@@ -302,11 +302,13 @@ fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, sta
             if k >= phis {
                 here.extend(inst.ops.iter().filter_map(|o| o.temp_of()).map(|t| t.id).filter(|&id| is_lin(id)));
             }
+            // Both ways: each definition with what is live after it and what the instruction
+            // reads or writes.
             for &d in &defs {
-                adj[d as usize].extend(set.iter().copied().chain(here.iter().copied()).filter(|&x| x != d));
-            }
-            for &x in &here {
-                adj[x as usize].extend(defs.iter().copied().filter(|&d| d != x));
+                for &x in set.iter().chain(&here).filter(|&&x| x != d) {
+                    adj[d as usize].push(x);
+                    adj[x as usize].push(d);
+                }
             }
             if k >= phis {
                 for &d in &defs {

@@ -497,7 +497,7 @@ impl<'a> Pass<'a> {
 
     /// The values block `b` starts with in registers, out of its live-in values: see the
     /// module documentation. Returns them sorted by id.
-    fn entry_set(&mut self, b: usize, forward: &[u32], header: bool, phis: &Pressure) -> Vec<u32> {
+    fn entry_set(&mut self, func: &Function, b: usize, forward: &[u32], header: bool, phis: &Pressure) -> Vec<u32> {
         let live_in: Vec<u32> = self.live.live_in[b].iter().copied().filter(|&v| self.member(v)).collect();
         if forward.len() == 1 && !header {
             let exit = &self.exit[forward[0] as usize];
@@ -506,13 +506,24 @@ impl<'a> Pass<'a> {
         // Candidates: (kept by every forward predecessor, distance, id), best first.
         // At a loop header, a value the loop does not read stays in registers only if it
         // already is (reloading it would only carry it through the loop).
+        // Behind a critical edge (a predecessor with other successors) nothing can be reloaded
+        // or copied: code at the predecessor's end runs on every way out. A value stays in
+        // registers at such a join only if every predecessor has the same version of it there
+        // (no phi, so no copy).
+        let version = |p: u32, v: u32| {
+            let exit = &self.exit[p as usize];
+            exit.binary_search_by_key(&v, |&(x, _)| x).ok().map(|k| exit[k].1)
+        };
+        let critical = forward.iter().any(|&p| self.succs(func, p as usize).len() > 1);
         let mut ranked: Vec<(bool, u32, u32)> = live_in
             .iter()
             .filter_map(|&v| {
-                let everywhere =
-                    forward.iter().all(|&p| self.exit[p as usize].binary_search_by_key(&v, |&(x, _)| x).is_ok());
+                let first = version(forward[0], v);
+                let everywhere = forward.iter().all(|&p| version(p, v).is_some());
+                let same = first.is_some() && forward.iter().all(|&p| version(p, v) == first);
                 let d = self.start_distance(b, v);
-                (!header || everywhere || d < LOOP_EXIT).then_some((!everywhere && !header, d, v))
+                let loop_ok = !header || everywhere || d < LOOP_EXIT;
+                (loop_ok && (!critical || same)).then_some((!everywhere && !header, d, v))
             })
             .collect();
         ranked.sort_unstable();
@@ -556,7 +567,8 @@ impl<'a> Pass<'a> {
             let demand = phi_pressure.demand(self.proc).of(file_index(self.ty));
             return Err(self.too_high(b, "the block's phis".into(), demand));
         }
-        let entry = if forward.is_empty() { Vec::new() } else { self.entry_set(b, &forward, header, &phi_pressure) };
+        let entry =
+            if forward.is_empty() { Vec::new() } else { self.entry_set(func, b, &forward, header, &phi_pressure) };
         // Live-in values left out are spilled.
         for &v in self.live.live_in[b].iter() {
             if self.member(v) && entry.binary_search(&v).is_err() {
@@ -627,10 +639,11 @@ impl<'a> Pass<'a> {
             let wanted = self.entry[h].clone();
             let evict = self.later_successors(func, b, h, b);
             let temps = self.edge(func, b, h, &wanted, evict);
-            let k = self.preds(func, h).iter().position(|&p| p as usize == b).expect("an edge has both ends");
             // A header has a phi for each of its entry values, in their order.
-            for (i, &phi) in self.block_phis[h].iter().enumerate() {
-                self.phis[phi].phi.ops[k] = Operand::temp(temps[i]);
+            for (k, _) in self.preds(func, h).iter().enumerate().filter(|&(_, &p)| p as usize == b) {
+                for (i, &phi) in self.block_phis[h].iter().enumerate() {
+                    self.phis[phi].phi.ops[k] = Operand::temp(temps[i]);
+                }
             }
         }
         Ok(())
@@ -643,11 +656,15 @@ impl<'a> Pass<'a> {
     /// when no successor of `p` has started from them yet).
     fn edge(&mut self, func: &mut Function, p: usize, b: usize, entry: &[u32], evict: bool) -> Vec<Temp> {
         let phi_kind = self.phi_opcode();
-        let k = self.preds(func, b).iter().position(|&x| x as usize == p).expect("an edge has both ends");
+        // The operand positions of `p` (a block may reach `b` by two edges).
+        let ks: SmallVec<[usize; 2]> =
+            self.preds(func, b).iter().enumerate().filter(|&(_, &x)| x as usize == p).map(|(k, _)| k).collect();
         let mut wanted: Vec<u32> = entry.to_vec();
         for inst in func.blocks[b].insts.iter().take_while(|i| is_phi(i.opcode)).filter(|i| i.opcode == phi_kind) {
-            if let Some(t) = inst.ops.get(k).and_then(|o| o.temp_of()).filter(|t| self.member(t.id)) {
-                wanted.push(t.id);
+            for &k in &ks {
+                if let Some(t) = inst.ops.get(k).and_then(|o| o.temp_of()).filter(|t| self.member(t.id)) {
+                    wanted.push(t.id);
+                }
             }
         }
         wanted.sort_unstable();
@@ -655,9 +672,13 @@ impl<'a> Pass<'a> {
         let temps = self.couple(func, p, &wanted, evict);
         let temp_of = |v: u32| temps[wanted.binary_search(&v).expect("wanted")];
         for inst in func.blocks[b].insts.iter_mut().take_while(|i| is_phi(i.opcode)).filter(|i| i.opcode == phi_kind) {
-            if let Some(op) = inst.ops.get_mut(k) {
-                if let Some(t) = op.temp_of().filter(|t| t.id < self.originals && wanted.binary_search(&t.id).is_ok()) {
-                    op.kind = OperandKind::Temp(temp_of(t.id));
+            for &k in &ks {
+                if let Some(op) = inst.ops.get_mut(k) {
+                    if let Some(t) =
+                        op.temp_of().filter(|t| t.id < self.originals && wanted.binary_search(&t.id).is_ok())
+                    {
+                        op.kind = OperandKind::Temp(temp_of(t.id));
+                    }
                 }
             }
         }

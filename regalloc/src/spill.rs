@@ -199,6 +199,8 @@ struct Pass<'a> {
     /// Per block: next-use distances of live values at its start and end, by id.
     dist_start: Vec<Vec<(u32, u32)>>,
     dist_end: Vec<Vec<(u32, u32)>>,
+    /// Per loop header: its last latch (the loop is the blocks from the header to it).
+    loop_end: Vec<Option<usize>>,
     /// Phis added at the start of blocks (loop headers' back-edge operands filled later).
     phis: Vec<NewPhi>,
     /// Per block: indices into `phis` of the block's phis, for the back edges.
@@ -231,6 +233,7 @@ impl<'a> Pass<'a> {
             entry: vec![Vec::new(); n],
             dist_start: vec![Vec::new(); n],
             dist_end: vec![Vec::new(); n],
+            loop_end: vec![None; n],
             phis: Vec::new(),
             block_phis: vec![Vec::new(); n],
             dist: vec![FAR; count],
@@ -329,13 +332,13 @@ impl<'a> Pass<'a> {
         }
         let phi = self.phi_opcode();
         let mut touched: Vec<u32> = Vec::new();
+        let depth = self.loop_depths(func);
         loop {
             let mut changed = false;
             for b in (0..n).rev() {
-                let depth = func.blocks[b].loop_depth;
                 for s in self.succs(func, b) {
                     let succ = &func.blocks[s as usize];
-                    let penalty = LOOP_EXIT.saturating_mul(depth.saturating_sub(succ.loop_depth));
+                    let penalty = LOOP_EXIT.saturating_mul(depth[b].saturating_sub(depth[s as usize]));
                     for &(v, d) in &self.dist_start[s as usize] {
                         let slot = &mut self.dist[v as usize];
                         if *slot == FAR {
@@ -381,6 +384,36 @@ impl<'a> Pass<'a> {
                 break;
             }
         }
+    }
+
+    /// The loop nesting depth of every block on this pass's CFG: how many loops contain it,
+    /// a loop being the blocks from its header to its last latch in block order (a latch
+    /// branches back to a header not after it).
+    fn loop_depths(&mut self, func: &Function) -> Vec<u32> {
+        let n = func.blocks.len();
+        // Each header's last latch, then one count over each loop's blocks.
+        let mut last: Vec<Option<usize>> = vec![None; n];
+        for b in 0..n {
+            for h in self.succs(func, b).into_iter().map(|h| h as usize).filter(|&h| h <= b) {
+                last[h] = Some(last[h].map_or(b, |l| l.max(b)));
+            }
+        }
+        self.loop_end = last.clone();
+        let mut delta = vec![0i64; n + 1];
+        for (h, l) in last.iter().enumerate() {
+            if let Some(l) = *l {
+                delta[h] += 1;
+                delta[l + 1] -= 1;
+            }
+        }
+        let mut depth = 0i64;
+        delta[..n]
+            .iter()
+            .map(|d| {
+                depth += d;
+                depth.max(0) as u32
+            })
+            .collect()
     }
 
     /// The next-use distance of `v` at the start of block `b`.
@@ -515,6 +548,35 @@ impl<'a> Pass<'a> {
             exit.binary_search_by_key(&v, |&(x, _)| x).ok().map(|k| exit[k].1)
         };
         let critical = forward.iter().any(|&p| self.succs(func, p as usize).len() > 1);
+        // Values the loop does not read that are in registers before it stay there while the
+        // loop has room for them (as ACO decides): the loop's peak demand, less what is
+        // already out of registers, says how many registers' worth must leave, farthest next
+        // use first; keeping them would only mean reloads at the latches.
+        let file = file_index(self.ty);
+        let mut dropped: Vec<u32> = Vec::new();
+        if let (true, Some(l)) = (header, self.loop_end[b]) {
+            let peak = self.live.block_demand[b..=l].iter().map(|d| d.of(file)).max().unwrap_or(0);
+            let mut through: Vec<(u32, u32)> = Vec::new();
+            let mut excess = i64::from(peak) - i64::from(self.limit);
+            for &v in &live_in {
+                let d = self.start_distance(b, v);
+                if d < LOOP_EXIT {
+                    continue;
+                }
+                if forward.iter().all(|&p| version(p, v).is_some()) {
+                    through.push((d, v));
+                } else {
+                    excess -= i64::from(self.class(v).size);
+                }
+            }
+            through.sort_unstable();
+            while excess > 0 {
+                let Some((_, v)) = through.pop() else { break };
+                excess -= i64::from(self.class(v).size);
+                dropped.push(v);
+            }
+            dropped.sort_unstable();
+        }
         let mut ranked: Vec<(bool, u32, u32)> = live_in
             .iter()
             .filter_map(|&v| {
@@ -522,7 +584,7 @@ impl<'a> Pass<'a> {
                 let everywhere = forward.iter().all(|&p| version(p, v).is_some());
                 let same = first.is_some() && forward.iter().all(|&p| version(p, v) == first);
                 let d = self.start_distance(b, v);
-                let loop_ok = !header || everywhere || d < LOOP_EXIT;
+                let loop_ok = !header || d < LOOP_EXIT || (everywhere && dropped.binary_search(&v).is_err());
                 (loop_ok && (!critical || same)).then_some((!everywhere && !header, d, v))
             })
             .collect();
@@ -1114,10 +1176,7 @@ BB3: /* logical preds: BB1 / linear preds: BB1 */
     }
 
     fn parse_loop() -> Function {
-        let mut f = parse(LOOP);
-        f.blocks[1].loop_depth = 1;
-        f.blocks[2].loop_depth = 1;
-        f
+        parse(LOOP)
     }
 
     #[test]

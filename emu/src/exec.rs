@@ -109,6 +109,7 @@ pub(crate) fn step(wave: &mut Wave, index: u32, d: &Decoded, cx: &mut ExecCtx<'_
         Op::ReadFirstLane
         | Op::ReadLane
         | Op::WriteLane
+        | Op::AccMove
         | Op::Permlane64
         | Op::Mbcnt { .. }
         | Op::VNop

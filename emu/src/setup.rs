@@ -136,6 +136,16 @@ fn allocated_vgprs(desc: &KernelDescriptor, proc: &Processor, wave_size: u32) ->
     allocated.min(arch).min(proc.vgprs as u32)
 }
 
+/// The AGPRs a wave of the kernel is given: on the unified-file processors, the allocated
+/// registers from ACCUM_OFFSET up; none elsewhere.
+fn allocated_agprs(desc: &KernelDescriptor, proc: &Processor) -> u32 {
+    if !proc.unified_vgpr_file {
+        return 0;
+    }
+    let allocated = (desc.rsrc1.granulated_workitem_vgpr_count as u32 + 1) * 8;
+    allocated.saturating_sub(desc.rsrc3.accum_offset_vgprs() as u32).min(proc.agprs as u32)
+}
+
 /// Everything a wave of one dispatch starts from.
 pub(crate) struct WaveSetup {
     state: InitialState,
@@ -145,6 +155,7 @@ pub(crate) struct WaveSetup {
     preload: Vec<u32>,
     private_segment_size: u32,
     vgprs: u32,
+    agprs: u32,
     mode: FpMode,
 }
 
@@ -193,6 +204,7 @@ impl WaveSetup {
             preload,
             private_segment_size: desc.private_segment_fixed_size,
             vgprs: allocated_vgprs(desc, proc, state.wave_size),
+            agprs: allocated_agprs(desc, proc),
             mode: FpMode {
                 denorm32: denorm(r1.float_denorm_mode_32),
                 denorm16_64: denorm(r1.float_denorm_mode_16_64),
@@ -213,6 +225,7 @@ impl WaveSetup {
         let st = &self.state;
         let launched = if local.len() >= 64 { u64::MAX } else { (1u64 << local.len()) - 1 };
         let mut w = Wave::new(st.wave_size, launched, self.vgprs, self.mode);
+        w.give_agprs(self.agprs);
         w.private = Private::new(self.private_segment_size, st.wave_size);
         let put64 = |w: &mut Wave, reg: Option<PhysReg>, value: u64| {
             if let Some(reg) = reg {

@@ -96,6 +96,9 @@ pub(crate) struct Wave {
     vgprs: Vec<u32>,
     num_vgprs: u32,
     vgprs_released: bool,
+    /// The AGPRs (gfx90a, gfx942: the unified file's registers from ACCUM_OFFSET up).
+    agprs: Vec<u32>,
+    num_agprs: u32,
 }
 
 /// The all-lanes mask of a wave size.
@@ -135,6 +138,8 @@ impl Wave {
             vgprs: vec![0; (num_vgprs * wave_size) as usize],
             num_vgprs,
             vgprs_released: false,
+            agprs: Vec::new(),
+            num_agprs: 0,
         };
         wave.set_exec(launched);
         wave
@@ -275,6 +280,31 @@ impl Wave {
             });
         }
         Ok(index)
+    }
+
+    /// Gives the wave `count` AGPRs, zeroed.
+    pub(crate) fn give_agprs(&mut self, count: u32) {
+        self.agprs = vec![0; (count * self.wave_size) as usize];
+        self.num_agprs = count;
+    }
+
+    /// The index of AGPR `reg`, checked against the wave's AGPRs.
+    pub(crate) fn agpr_index(&self, reg: PhysReg) -> Result<u16, FaultKind> {
+        let index = reg.index();
+        if reg.reg_type() != RegType::Agpr || u32::from(index) >= self.num_agprs {
+            return Err(FaultKind::RegisterOutOfRange { reg: reg_name(reg, 1), limit: self.num_agprs, file: "AGPRs" });
+        }
+        Ok(index)
+    }
+
+    /// AGPR `index` (already checked) in `lane`.
+    pub(crate) fn agpr(&self, index: u16, lane: u32) -> u32 {
+        self.agprs[(index as u32 * self.wave_size + lane) as usize]
+    }
+
+    /// Sets AGPR `index` (already checked) in `lane`.
+    pub(crate) fn set_agpr(&mut self, index: u16, lane: u32, value: u32) {
+        self.agprs[(index as u32 * self.wave_size + lane) as usize] = value;
     }
 
     /// Checks that a VALU may write `dwords` VGPRs from `reg` now, and returns the first

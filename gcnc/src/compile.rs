@@ -182,6 +182,9 @@ pub struct KernelStats {
     pub vgprs: u16,
     /// Waves per SIMD the register use allows.
     pub waves_per_simd: u16,
+    /// What register allocation spilled (SGPR lanes, AGPRs, scratch bytes, spill and reload
+    /// counts).
+    pub spills: regalloc::spill::SpillStats,
     /// `s_waitcnt` instructions inserted.
     pub waits: u32,
     /// `s_nop` and `s_waitcnt_depctr` instructions inserted for hazards.
@@ -380,7 +383,9 @@ fn compile_kernel(
     let mut mir = sel.mir;
     print("isel", &mir);
     let t = Instant::now();
-    let alloc = regalloc::allocate(&mut mir, proc)
+    // VGPR spills go to scratch after the private arrays.
+    let spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
+    let alloc = regalloc::allocate_with(&mut mir, proc, &spilling)
         .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
     timed("regalloc", t);
     print("regalloc", &mir);
@@ -403,14 +408,16 @@ fn compile_kernel(
     timed("assemble", t);
 
     let mut descriptor = KernelDescriptor::for_target(target);
-    enable_inputs(&mut descriptor, proc, &sel.inputs, target.wave_size);
+    let scratch_bytes = sel.private_bytes + alloc.spills.scratch_bytes;
+    let inputs = runtime_abi::initial_state::KernelInputs { private_segment: scratch_bytes > 0, ..sel.inputs };
+    enable_inputs(&mut descriptor, proc, &inputs, target.wave_size);
     // With the AGPRs, so ACCUM_OFFSET, the unified VGPR count and `.agpr_count` follow them.
     let mut regs: RegisterUse = alloc.register_use(target.wave_size);
     // The SGPR pair of long branches, above the allocated ones.
     regs.sgprs = regs.sgprs.max(assembled.next_free_sgpr);
     set_register_counts(&mut descriptor, proc, &regs);
     descriptor.group_segment_fixed_size = sel.lds_bytes;
-    descriptor.private_segment_fixed_size = sel.private_bytes;
+    descriptor.private_segment_fixed_size = scratch_bytes;
     descriptor.kernarg_size = sel.kernarg.size;
     let mut meta = metadata::Kernel::new(
         &kernel,
@@ -439,6 +446,7 @@ fn compile_kernel(
         sgprs: alloc.sgprs,
         vgprs: alloc.vgprs,
         waves_per_simd: alloc.occupancy(proc, target.wave_size).waves_per_simd,
+        spills: alloc.spills,
         waits: waits.waits,
         nops: hazards.nops + hazards.depctrs,
         delays: delays.delays,

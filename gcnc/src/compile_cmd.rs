@@ -78,8 +78,21 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(
-                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD, 0 spills, {} waits, {} nops, {} s_delay_alu",
-                s.name, s.instructions, s.bytes, s.sgprs, s.vgprs, s.waves_per_simd, s.waits, s.nops, s.delays
+                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD, {} spills ({} SGPR lanes, {} AGPRs, {} scratch bytes), {} reloads, {} waits, {} nops, {} s_delay_alu",
+                s.name,
+                s.instructions,
+                s.bytes,
+                s.sgprs,
+                s.vgprs,
+                s.waves_per_simd,
+                s.spills.spills,
+                s.spills.sgpr_lanes,
+                s.spills.agprs,
+                s.spills.scratch_bytes,
+                s.spills.reloads,
+                s.waits,
+                s.nops,
+                s.delays
             );
             for (pass, time) in &s.pass_times {
                 eprintln!("  {pass:<10} {:>9.3} ms", time.as_secs_f64() * 1e3);

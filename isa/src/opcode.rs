@@ -148,6 +148,17 @@ with_generated_opcodes! { opcodes {
     PCbranchExecz: (Pseudo, "p_cbranch_execz"), (Pseudo, "p_cbranch_execz");
     /// A conditional branch on SCC being zero.
     PCbranchScc0: (Pseudo, "p_cbranch_scc0"), (Pseudo, "p_cbranch_scc0");
+    /// Defines a linear VGPR whose lanes hold spilled SGPRs (its value is undefined until
+    /// `p_spill` writes them); register allocation removes it.
+    PStartLinearVgpr: (Pseudo, "p_start_linear_vgpr"), (Pseudo, "p_start_linear_vgpr");
+    /// Stores a value in its spill slot: `p_spill %x, %lv, lane` (an SGPR value into lanes
+    /// `lane..` of the linear VGPR `%lv`) or `p_spill %x, offset` (a VGPR value into the VGPR
+    /// slots from byte `offset`, which register allocation puts in free AGPRs or scratch).
+    /// Register allocation lowers it.
+    PSpill: (Pseudo, "p_spill"), (Pseudo, "p_spill");
+    /// Loads a value back from its spill slot (the operands of the matching `p_spill` after
+    /// the value): `%y = p_reload %lv, lane` or `%y = p_reload offset`.
+    PReload: (Pseudo, "p_reload"), (Pseudo, "p_reload");
 
     /// Scalar load of one dword.
     SLoadB32: (Smem, "s_load_b32"), (Smem, "s_load_dword");

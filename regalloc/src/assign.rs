@@ -33,8 +33,9 @@
 //! headers see their back edges only later: when a latch is done, its values are compared
 //! with the header's and renaming phis are added there. Phis get registers with affinity to
 //! where their operands are (live-in values move to make room if they must); phis nobody
-//! reads are dropped. Linear VGPRs (live across the whole linear CFG) get registers of their
-//! own above the window and never move, so no logical value can share them.
+//! reads are dropped. Linear VGPRs (live on the linear CFG) get registers of their own above
+//! the window and never move, so no logical value can share them; linear VGPRs that are
+//! never live at once share them (`linear_vgpr_registers`).
 
 use crate::demand::{alignment, file_index, file_limit, first_fit, Item, FILES, FILE_TYPES};
 use crate::liveness::{is_phi, late_kill, Liveness};
@@ -257,6 +258,115 @@ fn preds_of(block: &Block, linear: bool) -> SmallVec<[u32; 2]> {
     }
 }
 
+/// Registers for the linear VGPRs (per temporary id, NO_REG for the others) from `start` (in
+/// the VGPR file) up, and where they end: two linear VGPRs interfere when one is live where
+/// the other is defined (on the linear CFG, as liveness follows them) or both are read or
+/// written by one instruction; each takes, in id order, the lowest aligned registers that no
+/// interfering one already holds.
+fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, start: u16) -> (Vec<u16>, u16) {
+    let temps = live.temp_count();
+    let is_lin = |id: u32| live.class(id).is_some_and(|rc| rc.ty == RegType::Vgpr && rc.linear);
+    let mut reg = vec![NO_REG; temps];
+    let ids: Vec<u32> = (0..temps as u32).filter(|&id| is_lin(id)).collect();
+    if ids.is_empty() {
+        return (reg, start);
+    }
+    // Interference, as adjacency lists by id.
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); temps];
+    let mut at: Vec<u32> = vec![u32::MAX; temps];
+    let mut set: Vec<u32> = Vec::new();
+    let add = |set: &mut Vec<u32>, at: &mut Vec<u32>, id: u32| {
+        if at[id as usize] == u32::MAX {
+            at[id as usize] = set.len() as u32;
+            set.push(id);
+        }
+    };
+    let remove = |set: &mut Vec<u32>, at: &mut Vec<u32>, id: u32| {
+        let k = std::mem::replace(&mut at[id as usize], u32::MAX);
+        if k != u32::MAX {
+            set.swap_remove(k as usize);
+            if let Some(&moved) = set.get(k as usize) {
+                at[moved as usize] = k;
+            }
+        }
+    };
+    for (b, block) in func.blocks.iter().enumerate() {
+        for &id in live.live_out[b].iter().filter(|&&id| is_lin(id)) {
+            add(&mut set, &mut at, id);
+        }
+        let phis = block.insts.iter().take_while(|i| is_phi(i.opcode)).count();
+        for (k, inst) in block.insts.iter().enumerate().rev() {
+            let defs: SmallVec<[u32; 2]> =
+                inst.defs.iter().filter_map(|d| d.temp).map(|t| t.id).filter(|&id| is_lin(id)).collect();
+            let mut here: SmallVec<[u32; 4]> = defs.iter().copied().collect();
+            if k >= phis {
+                here.extend(inst.ops.iter().filter_map(|o| o.temp_of()).map(|t| t.id).filter(|&id| is_lin(id)));
+            }
+            // Both ways: each definition with what is live after it and what the instruction
+            // reads or writes.
+            for &d in &defs {
+                for &x in set.iter().chain(&here).filter(|&&x| x != d) {
+                    adj[d as usize].push(x);
+                    adj[x as usize].push(d);
+                }
+            }
+            if k >= phis {
+                for &d in &defs {
+                    remove(&mut set, &mut at, d);
+                }
+                for &x in &here[defs.len()..] {
+                    add(&mut set, &mut at, x);
+                }
+            }
+        }
+        // The phis' results interfere with each other and with what is live into the block.
+        let phi_defs: SmallVec<[u32; 4]> = block.insts[..phis]
+            .iter()
+            .filter_map(|i| i.defs.first().and_then(|d| d.temp))
+            .map(|t| t.id)
+            .filter(|&id| is_lin(id))
+            .collect();
+        for &d in &phi_defs {
+            remove(&mut set, &mut at, d);
+        }
+        for &d in &phi_defs {
+            adj[d as usize].extend(set.iter().copied().chain(phi_defs.iter().copied()).filter(|&x| x != d));
+            for &x in &set {
+                adj[x as usize].push(d);
+            }
+        }
+        for id in set.drain(..) {
+            at[id as usize] = u32::MAX;
+        }
+    }
+    let mut end = start;
+    for &id in &ids {
+        let rc = live.class(id).expect("linear VGPRs are defined");
+        let (size, align) = (u16::from(rc.size), alignment(rc, proc));
+        let mut taken: Vec<(u16, u16)> = adj[id as usize]
+            .iter()
+            .filter(|&&x| reg[x as usize] != NO_REG)
+            .map(|&x| {
+                let r = reg[x as usize] - PhysReg::VGPR0;
+                (r, r + u16::from(live.class(x).map_or(1, |c| c.size)))
+            })
+            .collect();
+        taken.sort_unstable();
+        let mut place = start.next_multiple_of(align);
+        for &(lo, hi) in &taken {
+            if place + size <= lo {
+                break;
+            }
+            if hi > place {
+                place = hi.next_multiple_of(align);
+            }
+        }
+        reg[id as usize] = PhysReg::VGPR0 + place;
+        end = end.max(place + size);
+    }
+    (reg, end)
+}
+
 impl<'a> Assigner<'a> {
     fn new(func: &Function, live: &'a Liveness, proc: &'a Processor) -> Result<Assigner<'a>, AllocError> {
         let n = func.blocks.len();
@@ -276,20 +386,14 @@ impl<'a> Assigner<'a> {
                 }
             }
         }
-        // Linear VGPRs: each its own registers above the VGPR window.
-        let mut lin_reg = vec![NO_REG; temps];
-        let lin_start = bound[1];
-        for id in 0..temps as u32 {
-            let Some(rc) = live.class(id) else { continue };
-            if rc.ty == RegType::Vgpr && rc.linear {
-                let at = bound[1].next_multiple_of(alignment(rc, proc));
-                lin_reg[id as usize] = PhysReg::VGPR0 + at;
-                bound[1] = at + u16::from(rc.size);
-            }
-            if rc.ty == RegType::Agpr && rc.linear {
-                return Err(AllocError::Unsupported { kernel: func.name.clone(), block: 0, what: "linear AGPRs" });
-            }
+        // Linear VGPRs: registers of their own above the VGPR window, shared only by linear
+        // VGPRs that are never live at once.
+        if (0..temps as u32).any(|id| live.class(id).is_some_and(|rc| rc.ty == RegType::Agpr && rc.linear)) {
+            return Err(AllocError::Unsupported { kernel: func.name.clone(), block: 0, what: "linear AGPRs" });
         }
+        let lin_start = bound[1];
+        let (lin_reg, lin_end) = linear_vgpr_registers(func, live, proc, lin_start);
+        bound[1] = lin_end;
         let limit = FILE_TYPES.map(|ty| file_limit(proc, ty));
         for (file, ty) in FILE_TYPES.into_iter().enumerate() {
             if bound[file] > limit[file] {

@@ -45,6 +45,21 @@ impl RegisterDemand {
         }
     }
 
+    /// The smaller of two demands, file by file.
+    pub fn min(self, other: RegisterDemand) -> RegisterDemand {
+        RegisterDemand {
+            sgprs: self.sgprs.min(other.sgprs),
+            vgprs: self.vgprs.min(other.vgprs),
+            agprs: self.agprs.min(other.agprs),
+        }
+    }
+
+    /// The same demand with file `file` (by [`file_index`]) at `value`.
+    pub(crate) fn with(mut self, file: usize, value: u16) -> RegisterDemand {
+        *[&mut self.sgprs, &mut self.vgprs, &mut self.agprs][file] = value;
+        self
+    }
+
     /// The demand of one file, by [`file_index`].
     pub(crate) fn of(&self, file: usize) -> u16 {
         [self.sgprs, self.vgprs, self.agprs][file]

@@ -6,9 +6,13 @@
 //! ```text
 //!  MIR from isel (temporaries, phis, fixed registers)
 //!      │ liveness::analyze   live-in/out on the logical and linear CFGs, kill flags, demand
+//!      │ spill::spill        where a file's demand passes its target: SGPRs into lanes of
+//!      │                     linear VGPRs, VGPRs into free AGPRs or scratch (p_spill,
+//!      │                     p_reload), new SSA versions and phis
 //!      │ assign::assign      registers for every value; copies and renaming phis where values move
-//!      │ validate (debug)    the allocation re-checked symbolically against the input
-//!      ▼ ssa_elim           phis → parallel copies → moves and swaps (parallel_copy::resolve)
+//!      │ ssa_elim           phis → parallel copies → moves and swaps (parallel_copy::resolve)
+//!      │ validate (debug)    the allocation re-checked symbolically against the spilled input
+//!      ▼ spill::lower        p_spill/p_reload → v_writelane/readlane, v_accvgpr_*, scratch
 //!  MIR with physical registers only where it matters to the encoder
 //! ```
 //!
@@ -26,6 +30,7 @@ pub mod generate;
 pub mod liveness;
 pub mod parallel_copy;
 mod regset;
+pub mod spill;
 pub mod ssa_elim;
 pub mod validate;
 
@@ -52,6 +57,8 @@ pub struct Allocation {
     pub demand: RegisterDemand,
     /// Registers (dwords) the allocation moved with copies inside blocks.
     pub moved: u32,
+    /// What spilling did.
+    pub spills: spill::SpillStats,
 }
 
 impl Allocation {
@@ -91,15 +98,33 @@ impl Allocation {
 /// Why allocation failed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum AllocError {
-    /// The kernel needs more registers of a file than the processor has (no spilling yet).
-    #[error(
-        "@{kernel} needs {demand} {file:?}s, more than the {limit} the processor has (spilling is not implemented)"
-    )]
+    /// The kernel needs more registers of a file than the processor has after spilling:
+    /// AGPR values are not spilled, and registers fixed by the hardware, values forced out of
+    /// special registers or the alignment of tuples can leave no room.
+    #[error("@{kernel} needs {demand} {file:?}s, more than the {limit} the processor has{}", why_not_spilled(*file))]
     DemandTooHigh {
         /// The kernel.
         kernel: String,
         /// The register file.
         file: RegType,
+        /// Registers needed.
+        demand: u16,
+        /// Registers available.
+        limit: u16,
+    },
+    /// One instruction (or the phis of a block) alone needs more registers of a file than
+    /// there are: spilling cannot help, since its operands and results must all be in
+    /// registers at once.
+    #[error("@{kernel}, BB{block}: {what} needs {demand} {file:?}s at once, more than the {limit} there are")]
+    Unspillable {
+        /// The kernel.
+        kernel: String,
+        /// The block.
+        block: u32,
+        /// The register file.
+        file: RegType,
+        /// What needs them.
+        what: String,
         /// Registers needed.
         demand: u16,
         /// Registers available.
@@ -139,29 +164,111 @@ pub enum AllocError {
         /// What went wrong.
         message: String,
     },
+    /// The VGPR spill area ends past what a scratch instruction's immediate offset reaches
+    /// (spills are addressed by the offset alone).
+    #[error(
+        "@{kernel}: the VGPR spill area ends {end} bytes into the lane's scratch, past the {reach} an offset reaches"
+    )]
+    SpillAreaTooFar {
+        /// The kernel.
+        kernel: String,
+        /// Where the spill area ends (bytes, the private arrays before it included).
+        end: u32,
+        /// The bytes an instruction's offset reaches.
+        reach: u32,
+    },
     /// The validator rejected the allocation (a bug).
     #[error("the allocation does not validate: {0}")]
     Invalid(ValidationError),
 }
 
-/// Assigns registers and eliminates SSA: the whole allocation stage of the pipeline. In debug
-/// builds the result is validated against the input ([`validate::validate`]).
+/// Why a file's demand can stay too high after spilling.
+fn why_not_spilled(file: RegType) -> &'static str {
+    match file {
+        RegType::Agpr => " (AGPR values are not spilled)",
+        RegType::Sgpr | RegType::Vgpr => {
+            " after spilling (registers fixed by the hardware and the alignment of tuples leave no room)"
+        }
+    }
+}
+
+/// Spills where the demand passes a file's size, assigns registers and eliminates SSA: the
+/// whole allocation stage of the pipeline. In debug builds the result is validated against
+/// the (spilled) input ([`validate::validate`]).
 pub fn allocate(func: &mut Function, proc: &Processor) -> Result<Allocation, AllocError> {
-    let before = cfg!(debug_assertions).then(|| func.clone());
+    allocate_with(func, proc, &Spilling::new(proc))
+}
+
+/// What spilling aims at and where its scratch goes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Spilling {
+    /// The demand spilling brings each file down to (at most the file's size; a lower target
+    /// trades spills for waves).
+    pub target: RegisterDemand,
+    /// Bytes of each lane's scratch before the VGPR spill area (the private arrays).
+    pub scratch_base: u32,
+}
+
+impl Spilling {
+    /// Every file's size as the target, and scratch from its start.
+    pub fn new(proc: &Processor) -> Spilling {
+        Spilling { target: spill::file_limits(proc), scratch_base: 0 }
+    }
+}
+
+/// How many times allocation spills again, with a lower target, when assignment finds no
+/// room within the file after spilling to its size (fixed registers and alignment).
+const SPILL_ROUNDS: u32 = 4;
+
+/// [`allocate`] with the spilling of `spilling`.
+pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling) -> Result<Allocation, AllocError> {
+    let input = func.clone();
+    let limits = spill::file_limits(proc);
+    let mut target = spilling.target.min(limits);
+    let mut round = 0;
+    loop {
+        match allocate_once(func, proc, target, spilling.scratch_base) {
+            Err(AllocError::DemandTooHigh { file, demand, limit, .. })
+                if round < SPILL_ROUNDS && file != RegType::Agpr =>
+            {
+                // Aim lower in that file by what was missing (and a little more) and start over.
+                round += 1;
+                let fi = demand::file_index(file);
+                let lower = target.of(fi).saturating_sub(demand.saturating_sub(limit).max(1) + 2 * round as u16);
+                target = target.with(fi, lower);
+                *func = input.clone();
+            }
+            result => return result,
+        }
+    }
+}
+
+/// One attempt of [`allocate_with`].
+fn allocate_once(
+    func: &mut Function,
+    proc: &Processor,
+    target: RegisterDemand,
+    scratch_base: u32,
+) -> Result<Allocation, AllocError> {
     let live = liveness::analyze(func, proc)?;
+    let (live, spilled) = spill::spill(func, live, proc, target)?;
+    let before = cfg!(debug_assertions).then(|| func.clone());
     let stats = assign::assign(func, &live, proc)?;
     ssa_elim::eliminate(func, proc)?;
+    if let Some(before) = before {
+        validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
+    }
+    let free_agpr = Allocation::measure(func).agprs;
+    let spilled = spill::lower(func, proc, free_agpr, scratch_base, &spilled)?;
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;
+    alloc.spills = spilled;
     for (file, used) in FILE_TYPES.into_iter().zip([alloc.sgprs, alloc.vgprs, alloc.agprs]) {
         let limit = file_limit(proc, file);
         if used > limit {
             return Err(AllocError::DemandTooHigh { kernel: func.name.clone(), file, demand: used, limit });
         }
-    }
-    if let Some(before) = before {
-        validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
     }
     Ok(alloc)
 }

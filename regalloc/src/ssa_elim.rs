@@ -65,15 +65,21 @@ pub fn eliminate_phis(func: &mut Function) {
                     continue;
                 }
                 let insts = &mut func.blocks[pred as usize].insts;
-                let before_branch = || insts.iter().rposition(|i| !i.opcode.ends_block()).map_or(0, |p| p + 1);
-                let at = if linear {
-                    before_branch()
-                } else {
-                    insts.iter().position(|i| i.opcode == Opcode::PLogicalEnd).unwrap_or_else(before_branch)
-                };
+                let at = block_end(insts, linear);
                 insts.insert(at, copy);
             }
         }
+    }
+}
+
+/// Where code at the end of a block goes: before its branches on the linear CFG, before its
+/// `p_logical_end` (with the block's logical EXEC) on the logical one.
+pub(crate) fn block_end(insts: &[Inst], linear: bool) -> usize {
+    let before_branch = || insts.iter().rposition(|i| !i.opcode.ends_block()).map_or(0, |p| p + 1);
+    if linear {
+        before_branch()
+    } else {
+        insts.iter().position(|i| i.opcode == Opcode::PLogicalEnd).unwrap_or_else(before_branch)
     }
 }
 
@@ -267,6 +273,17 @@ fn reg_op(reg: u16) -> Operand {
     Operand::phys(PhysReg(reg), loc_class(loc_kind(reg)))
 }
 
+/// A `v_accvgpr_*` move `def = src`; the VOP3P ones (`_read`, `_write`) with the `op_sel_hi`
+/// bit their one source takes by default (AGPRs exist in the GFX9 family only).
+pub(crate) fn accvgpr_move(opcode: Opcode, def: Def, src: Operand) -> Inst {
+    let family = isa::opcode::Family::Gfx9;
+    let mut inst = Inst::new(opcode, &[def], &[src]);
+    if opcode.format(family) == isa::opcode::Format::Vop3p {
+        inst.fields.opsel_hi = isa::encoding::default_opsel_hi(opcode, family) & 1;
+    }
+    inst
+}
+
 /// The instruction for `dst = src`, or what the hardware cannot do in one instruction.
 fn move_inst(dst: u16, src: Source, proc: &Processor) -> Result<Inst, &'static str> {
     let d = PhysReg(dst);
@@ -281,16 +298,16 @@ fn move_inst(dst: u16, src: Source, proc: &Processor) -> Result<Inst, &'static s
                 if !proc.gfx90a_insts {
                     return Err("a copy between AGPRs before gfx90a");
                 }
-                Inst::new(Opcode::VAccvgprMovB32, &[def], &[reg_op(l)])
+                accvgpr_move(Opcode::VAccvgprMovB32, def, reg_op(l))
             }
             (Loc::Agpr, Source::Loc(l)) if loc_kind(l) != Loc::Scc => {
-                Inst::new(Opcode::VAccvgprWriteB32, &[def], &[reg_op(l)])
+                accvgpr_move(Opcode::VAccvgprWriteB32, def, reg_op(l))
             }
             (Loc::Agpr, Source::Const(c)) if inline_field(c, 1).is_some() => {
-                Inst::new(Opcode::VAccvgprWriteB32, &[def], &[Operand::constant(c)])
+                accvgpr_move(Opcode::VAccvgprWriteB32, def, Operand::constant(c))
             }
             (Loc::Agpr, Source::Const(_)) => return Err("a literal constant into an AGPR"),
-            (Loc::Vgpr, Source::Loc(l)) => Inst::new(Opcode::VAccvgprReadB32, &[def], &[reg_op(l)]),
+            (Loc::Vgpr, Source::Loc(l)) => accvgpr_move(Opcode::VAccvgprReadB32, def, reg_op(l)),
             _ => return Err("a move between an AGPR and an SGPR or SCC"),
         });
     }

@@ -21,6 +21,12 @@
 //! exclusive-ors); tuples must be aligned and inside their file (SGPRs, VGPRs, or the AGPRs
 //! the processor has).
 //!
+//! Spill code is checked as what it means: each spill slot (an SGPR lane of a linear VGPR,
+//! or a dword of scratch) is tracked like a register, `p_spill` writes it with what the
+//! value's register holds, and `p_reload` must find in it, on every path (lanes merge over
+//! the linear CFG, scratch over the logical one), the value it gives back: the value stored
+//! in that slot, since spilling gives each spilled value a slot of its own.
+//!
 //! Two live values sharing a register cannot pass: the later write replaces the other value,
 //! and its next read fails. One case the dataflow cannot see is kept out structurally: no
 //! VGPR or AGPR is written in a block outside the logical CFG (its lanes belong to other paths), and
@@ -53,12 +59,39 @@ pub struct ValidationError {
     pub problem: String,
 }
 
+/// A spill slot: an SGPR lane (the linear VGPR's temporary id, the lane) or a dword of
+/// scratch (`SCRATCH`, the byte offset).
+type SlotKey = (u32, u32);
+
+/// The first of [`SlotKey`] for scratch.
+const SCRATCH: u32 = u32::MAX;
+
+/// For `p_spill` and `p_reload`: the value stored or loaded (its temporary, and for a
+/// `p_spill` the operand) and the slot key of each of its dwords.
+fn spill_slots(inst: &Inst) -> Option<(Temp, SmallVec<[SlotKey; 4]>)> {
+    let (value, slot) = match inst.opcode {
+        Opcode::PSpill => (inst.ops.first()?.temp_of()?, inst.ops.get(1..)?),
+        Opcode::PReload => (inst.defs.first()?.temp?, &inst.ops[..]),
+        _ => return None,
+    };
+    let keys = (0..u32::from(value.rc.size))
+        .map(|d| match slot {
+            [lv, lane] => Some((lv.temp_of()?.id, lane.constant_value()? + d)),
+            [offset] => Some((SCRATCH, offset.constant_value()? + 4 * d)),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    Some((value, keys))
+}
+
 /// The registers a function names, numbered densely (states are vectors over them).
 struct Slots {
     /// Per register number (the [`PhysReg`] numbering, 0..768): its slot, or u32::MAX.
     index: Vec<u32>,
-    /// Per slot: whether it is a VGPR.
+    /// Per slot: whether it is a VGPR (or a scratch spill slot: both follow the logical CFG).
     vgpr: Vec<bool>,
+    /// The slots of the spill slots, after the registers'.
+    spill: HashMap<SlotKey, usize>,
 }
 
 impl Slots {
@@ -85,7 +118,16 @@ impl Slots {
             index[r] = vgpr.len() as u32;
             vgpr.push(PhysReg(r as u16).reg_type() != RegType::Sgpr);
         }
-        Slots { index, vgpr }
+        let mut spill = HashMap::new();
+        for inst in after.blocks.iter().flat_map(|b| b.insts.iter()) {
+            for key in spill_slots(inst).into_iter().flat_map(|(_, keys)| keys) {
+                spill.entry(key).or_insert_with(|| {
+                    vgpr.push(key.0 == SCRATCH);
+                    vgpr.len() - 1
+                });
+            }
+        }
+        Slots { index, vgpr, spill }
     }
 
     fn count(&self) -> usize {
@@ -123,6 +165,9 @@ struct Values {
     parent: Vec<u32>,
     consts: HashMap<u32, u32>,
     const_of: HashMap<u32, u32>,
+    /// The value each spill slot holds: every `p_spill` to a slot and every `p_reload` from
+    /// it are one value (the pass gives each spilled value a slot of its own).
+    spilled: HashMap<SlotKey, u32>,
     undef: u32,
 }
 
@@ -140,7 +185,15 @@ impl Values {
         }
         let undef = names.len() as u32;
         let parent = (0..=undef).collect();
-        let mut values = Values { base, names, parent, consts: HashMap::new(), const_of: HashMap::new(), undef };
+        let mut values = Values {
+            base,
+            names,
+            parent,
+            consts: HashMap::new(),
+            const_of: HashMap::new(),
+            spilled: HashMap::new(),
+            undef,
+        };
         // Copies define their results as their sources.
         for inst in before.blocks.iter().flat_map(|b| b.insts.iter()) {
             let mut pairs: SmallVec<[(u32, u32); 8]> = SmallVec::new();
@@ -178,6 +231,19 @@ impl Values {
                             }
                         }
                         offset += size;
+                    }
+                }
+                Opcode::PSpill | Opcode::PReload => {
+                    let Some((t, keys)) = spill_slots(inst) else { continue };
+                    for (d, key) in keys.into_iter().enumerate() {
+                        let next = values.parent.len() as u32;
+                        let slot = *values.spilled.entry(key).or_insert(next);
+                        if slot == next {
+                            values.parent.push(next);
+                        }
+                        if let Some(a) = values.slot_of(t, d as u8) {
+                            pairs.push((a, slot));
+                        }
                     }
                 }
                 _ => {}
@@ -733,6 +799,28 @@ impl<'a> Checker<'a> {
                 // Copies write their sources' sets; other instructions their own values.
                 let copies = if original { copy_like(inst.opcode) } else { true };
                 let mut writes: SmallVec<[(usize, Set); 8]> = SmallVec::new();
+                // A spill writes its slot with what the value's register holds; a reload must
+                // find the value it gives back in the slot.
+                if let (true, Some((t, keys))) = (original, spill_slots(inst)) {
+                    for (d, key) in keys.into_iter().enumerate() {
+                        let slot = self.slots.spill[&key];
+                        if inst.opcode == Opcode::PSpill {
+                            let set = slot_of(inst.ops[0].reg, d as u8).map_or_else(Set::new, |s| state[s].clone());
+                            writes.push((slot, set));
+                        } else if check {
+                            let v = self.values.slot_of(t, d as u8).map(|n| self.values.find(n));
+                            if v.is_none_or(|v| !state[slot].contains(&v)) {
+                                let held = self.values.describe_set(&state[slot]);
+                                let what = v.map_or_else(|| t.to_string(), |v| self.values.describe(v));
+                                return Err(self.error(
+                                    b,
+                                    i,
+                                    format!("reloads {what} from a spill slot that holds {held}"),
+                                ));
+                            }
+                        }
+                    }
+                }
                 if copies {
                     for (d, src) in self.copy_sources(inst) {
                         let Some(ds) = self.slots.of(d) else {

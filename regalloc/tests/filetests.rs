@@ -3,8 +3,10 @@
 //! header, allocated as it is, for what isel does not select yet, such as AGPRs) and the
 //! targets, and keeps the expected result after an output marker: per target and kernel, the
 //! demand, the registers used (AGPRs where there are any) and the waves per SIMD they allow,
-//! then the allocated MIR. `BLESS=1 cargo test -p regalloc --test filetests` rewrites the
-//! expected part when a change is intended.
+//! then the allocated MIR (with what was spilled, if anything). `spill-target S V` makes
+//! spilling aim at `S` SGPRs and `V` VGPRs, so that a small function shows its spill code.
+//! `BLESS=1 cargo test -p regalloc --test filetests` rewrites the expected part when a change
+//! is intended.
 //!
 //! ```text
 //! test allocate
@@ -36,6 +38,8 @@ struct Case {
     /// The source is one MIR function rather than IR.
     mir: bool,
     targets: Vec<Target>,
+    /// The SGPRs and VGPRs spilling aims at (`spill-target S V`), below the files' sizes.
+    spill_target: Option<(u16, u16)>,
 }
 
 fn workspace() -> PathBuf {
@@ -55,8 +59,13 @@ fn read_case(path: &Path) -> Result<Case, String> {
     let mut input = "inline".to_string();
     let mut targets = Vec::new();
     let mut inline = String::new();
+    let mut spill_target = None;
     for line in head.lines().take_while(|l| !l.starts_with(MARKER)) {
-        if let Some(rest) = line.strip_prefix("input ") {
+        if let Some(rest) = line.strip_prefix("spill-target ") {
+            let n: Vec<u16> = rest.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            let &[sgprs, vgprs] = &n[..] else { return Err(format!("`{line}`: two register counts expected")) };
+            spill_target = Some((sgprs, vgprs));
+        } else if let Some(rest) = line.strip_prefix("input ") {
             input = rest.trim().to_string();
         } else if let Some(rest) = line.strip_prefix("targets ") {
             for spec in rest.split_whitespace() {
@@ -78,15 +87,23 @@ fn read_case(path: &Path) -> Result<Case, String> {
     if targets.is_empty() {
         return Err("no `targets` line".into());
     }
-    Ok(Case { head, expected, source, mir: input == "inline-mir", targets })
+    Ok(Case { head, expected, source, mir: input == "inline-mir", targets, spill_target })
 }
 
 /// Allocates `mir` (validating it) and prints the result for `target`.
-fn allocate_one(out: &mut String, target: &Target, mut mir: Function) -> Result<(), String> {
+fn allocate_one(out: &mut String, target: &Target, mut mir: Function, case: &Case) -> Result<(), String> {
     let proc = target.processor();
     let before = mir.clone();
-    let alloc = regalloc::allocate(&mut mir, proc).map_err(|e| e.to_string())?;
-    regalloc::validate::validate(&before, &mir, proc).map_err(|e| e.to_string())?;
+    let mut spilling = regalloc::Spilling::new(proc);
+    if let Some((sgprs, vgprs)) = case.spill_target {
+        (spilling.target.sgprs, spilling.target.vgprs) = (sgprs, vgprs);
+    }
+    let alloc = regalloc::allocate_with(&mut mir, proc, &spilling).map_err(|e| e.to_string())?;
+    // With spills the output answers to the spilled input, which `allocate_with` validates
+    // against in debug builds.
+    if !alloc.spills.any() {
+        regalloc::validate::validate(&before, &mir, proc).map_err(|e| e.to_string())?;
+    }
     let vcc = if alloc.uses_vcc { ", VCC" } else { "" };
     let agprs = |n: u16| if alloc.demand.agprs > 0 || alloc.agprs > 0 { format!(", {n} AGPRs") } else { String::new() };
     writeln!(
@@ -104,6 +121,15 @@ fn allocate_one(out: &mut String, target: &Target, mut mir: Function) -> Result<
         alloc.occupancy(proc, target.wave_size).waves_per_simd
     )
     .unwrap();
+    let s = alloc.spills;
+    if s.any() {
+        writeln!(
+            out,
+            "; spilled: {} values ({} SGPR lanes, {} AGPRs, {} scratch bytes), {} reloads",
+            s.spills, s.sgpr_lanes, s.agprs, s.scratch_bytes, s.reloads
+        )
+        .unwrap();
+    }
     writeln!(out, "{mir}").unwrap();
     Ok(())
 }
@@ -118,7 +144,7 @@ fn allocate_all(case: &Case) -> Result<String, String> {
             if mir.wave_size != target.wave_size {
                 return Err(format!("the function is wave{}, the target wave{}", mir.wave_size, target.wave_size));
             }
-            allocate_one(&mut out, target, mir)?;
+            allocate_one(&mut out, target, mir, case)?;
         }
         return Ok(out);
     }
@@ -126,7 +152,7 @@ fn allocate_all(case: &Case) -> Result<String, String> {
     for target in &case.targets {
         for (id, _) in module.kernels() {
             let selected = isel::select(&module, id, target).map_err(|e| e.to_string())?;
-            allocate_one(&mut out, target, selected.mir)?;
+            allocate_one(&mut out, target, selected.mir, case)?;
         }
     }
     Ok(out)

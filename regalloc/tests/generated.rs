@@ -2,6 +2,7 @@
 //! validated in a bounded run (`REGALLOC_FUNCTIONS=1000000` for a longer one), the assignment's own output (phis and parallel copies still
 //! there) validated too, straight-line code of single registers allocated in exactly its
 //! demand, and the excess over the demand reported for the rest (`--nocapture` shows it).
+//! At targets below their demand they spill, and the spill code validates too.
 //! Two thirds of the gfx942 functions have AGPR values too (`Config::agprs`), so the AGPR
 //! file, its tuples and the copies between AGPRs and VGPRs are covered by the same run.
 
@@ -138,8 +139,9 @@ fn ten_thousand_generated_functions_allocate_and_validate() {
         let mut f = before.clone();
         match regalloc::allocate(&mut f, proc) {
             Ok(alloc) => {
-                // `allocate` validates in debug builds; check release builds here.
-                if !cfg!(debug_assertions) {
+                // `allocate` validates in debug builds; check release builds here (against
+                // the input, so only without spills).
+                if !cfg!(debug_assertions) && !alloc.spills.any() {
                     regalloc::validate::validate(&before, &f, proc)
                         .unwrap_or_else(|e| panic!("seed {seed} on {}: {e}\n{before}\n{f}", proc.name));
                 }
@@ -164,6 +166,43 @@ fn ten_thousand_generated_functions_allocate_and_validate() {
     // The allocation stays close to the demand: a regression guard.
     let functions = [excess.functions, excess.functions, excess.with_agprs];
     assert!(excess.over_floor.iter().zip(functions).all(|(&x, n)| (x as f64) < n as f64), "{}", excess.report());
+}
+
+/// Generated functions allocated with low targets (three quarters or four fifths of their demand), so
+/// that most spill: spill code on random CFGs (loops, divergent joins, phis, tuples, linear VGPRs)
+/// goes through assignment and, in debug builds, the validator.
+#[test]
+fn generated_functions_spill_to_low_targets_and_validate() {
+    let (mut spilled, mut seeds, mut unspillable, mut too_high) = (0u32, 0u32, 0u32, 0u32);
+    for seed in 0..u64::from(function_count() / 5) {
+        let (proc, wave, family) = target(seed);
+        let before = function(seed, family, &config(seed, wave, proc));
+        // Three quarters of the demand, or four fifths (at least a few registers).
+        let demand = regalloc::liveness::analyze(&mut before.clone(), proc).unwrap().max_demand;
+        let part = |d: u16, at_least: u16| (d * (3 + (seed % 2) as u16) / (4 + (seed % 2) as u16)).max(at_least);
+        let target = regalloc::demand::RegisterDemand {
+            sgprs: part(demand.sgprs, 6),
+            vgprs: part(demand.vgprs, 4),
+            agprs: proc.agprs,
+        };
+        let mut f = before.clone();
+        match regalloc::allocate_with(&mut f, proc, &regalloc::Spilling { target, scratch_base: 0 }) {
+            Ok(alloc) => {
+                assert!(alloc.sgprs <= proc.sgprs && alloc.vgprs <= proc.vgprs, "seed {seed}: {alloc:?}");
+                spilled += u32::from(alloc.spills.any());
+            }
+            // An instruction whose operands and results alone pass the target, or fixed
+            // registers and tuples that leave assignment no room at such a low target.
+            Err(AllocError::Unspillable { .. }) => unspillable += 1,
+            Err(AllocError::DemandTooHigh { .. }) => too_high += 1,
+            Err(e) => panic!("seed {seed} on {} at {target:?}: {e}\n{before}", proc.name),
+        }
+        seeds += 1;
+    }
+    println!("{seeds} functions: {spilled} spilled, {unspillable} unspillable, {too_high} too high");
+    // Many generated functions have an instruction (a wide p_create_vector, a 64-bit multiply
+    // with its operands) that alone needs more than such a target: a quarter spill at least.
+    assert!(spilled * 4 > seeds, "{spilled} of {seeds} functions spilled");
 }
 
 #[test]
@@ -213,10 +252,21 @@ fn demand_beyond_the_file_is_refused_by_name() {
     let mut insts = vec![Inst::new(Opcode::PStartPgm, &[], &[])];
     insts.extend(tuples.iter().map(|&t| Inst::new(Opcode::GlobalLoadB128, &[Def::temp(t)], &[Operand::constant(0)])));
     insts.push(Inst::new(Opcode::SEndpgm, &[], &tuples.iter().map(|&t| Operand::temp(t)).collect::<Vec<_>>()));
-    f.blocks[0].insts = insts;
+    f.blocks[0].insts = insts.clone();
+    // One instruction reads them all: no spill helps.
     let err = regalloc::allocate(&mut f, proc).unwrap_err();
-    assert_eq!(err, AllocError::DemandTooHigh { kernel: "wide".into(), file: RegType::Vgpr, demand: 320, limit: 256 });
-    assert!(err.to_string().contains("@wide needs 320 Vgprs"), "{err}");
+    let what = "`s_endpgm` with its operands and results".to_string();
+    let want =
+        AllocError::Unspillable { kernel: "wide".into(), block: 0, file: RegType::Vgpr, what, demand: 320, limit: 256 };
+    assert_eq!(err, want);
+    assert!(err.to_string().contains("@wide, BB0: `s_endpgm` with its operands and results needs 320 Vgprs"), "{err}");
+    // Read one at a time, they fit with spills: the tuples loaded first wait in scratch.
+    let end = insts.pop().unwrap();
+    insts.extend(end.ops.iter().map(|&o| Inst::new(Opcode::GlobalStoreB128, &[], &[Operand::constant(0), o])));
+    insts.push(Inst::new(Opcode::SEndpgm, &[], &[]));
+    f.blocks[0].insts = insts;
+    let alloc = regalloc::allocate(&mut f, proc).unwrap();
+    assert!(alloc.vgprs <= 256 && alloc.spills.scratch_bytes >= 64 * 4, "{alloc:?}");
 }
 
 #[test]

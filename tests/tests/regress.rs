@@ -5,6 +5,12 @@
 //! named after the file), `; launch:` lines in a `.gir` (every `--arg` typed, since the IR
 //! does not know signed from unsigned). It must pass a differential check, the compiled kernel
 //! on the emulator against the reference interpreter, on every configuration of [`CONFIGS`].
+//!
+//! The register-pressure suite, `tests/pressure/NAME.gk` in the same format, holds kernels
+//! that need more registers than a file has (uniform values past the SGPRs, lane masks of deep
+//! loop nests in wave64, values live across loops and divergent branches): they must compile
+//! with spills and pass the same check on gfx1100 wave32 and wave64 and on gfx942
+//! ([`PRESSURE_CONFIGS`]).
 
 use std::path::Path;
 
@@ -23,6 +29,10 @@ const CONFIGS: [(&str, u32, bool, bool); 5] = [
     ("gfx942", 64, false, false),
     ("gfx942", 64, false, true),
 ];
+
+/// The configurations of the register-pressure suite.
+const PRESSURE_CONFIGS: [(&str, u32, bool, bool); 3] =
+    [("gfx1100", 32, false, false), ("gfx1100", 64, false, false), ("gfx942", 64, false, false)];
 
 fn label(&(mcpu, wave, cumode, tgsplit): &(&str, u32, bool, bool)) -> String {
     let mode = if cumode {
@@ -94,16 +104,16 @@ fn from_gir(text: &str) -> Result<Regression, String> {
     })
 }
 
-#[test]
-fn regression_kernels_pass_on_every_configuration() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("regress");
+/// Checks every kernel of `tests/DIR` on `configs`; gives the number of kernels.
+fn check_suite(dir: &str, configs: &[(&str, u32, bool, bool)]) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "gk" || e == "gir"))
         .collect();
     files.sort();
-    assert!(!files.is_empty(), "no regression kernels in {}", dir.display());
+    assert!(!files.is_empty(), "no kernels in {}", dir.display());
     let mut failures = Vec::new();
     for path in &files {
         let name = path.file_stem().unwrap().to_str().unwrap();
@@ -116,7 +126,7 @@ fn regression_kernels_pass_on_every_configuration() {
                 continue;
             }
         };
-        for config in CONFIGS.iter().filter(|c| !(c.3 && r.shared)) {
+        for config in configs.iter().filter(|c| !(c.3 && r.shared)) {
             let (mcpu, wave_size, cumode, tgsplit) = *config;
             let target = Target { wave_size, cumode, tgsplit, ..Target::new(TargetId::parse(mcpu).unwrap()) };
             match check(&r.module, r.kernel, &target, &r.launch, &r.args) {
@@ -126,11 +136,16 @@ fn regression_kernels_pass_on_every_configuration() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures in {} regression kernels:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures in {} kernels:\n{}", failures.len(), files.len(), failures.join("\n"));
+    files.len()
+}
+
+#[test]
+fn regression_kernels_pass_on_every_configuration() {
+    check_suite("regress", &CONFIGS);
+}
+
+#[test]
+fn register_pressure_kernels_spill_and_pass() {
+    assert!(check_suite("pressure", &PRESSURE_CONFIGS) >= 2);
 }

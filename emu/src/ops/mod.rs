@@ -404,6 +404,9 @@ pub(crate) enum Op {
     ReadLane,
     /// `v_writelane_b32`: a scalar value into one lane of a VGPR, whatever EXEC.
     WriteLane,
+    /// `v_accvgpr_write_b32`, `v_accvgpr_read_b32`, `v_accvgpr_mov_b32`: a move into or out
+    /// of the AGPRs (gfx90a, gfx942), in the active lanes.
+    AccMove,
     /// `v_permlane64_b32` (GFX11): each active lane takes the source of the lane 32 away (the
     /// halves of a wave64 swapped), read whatever EXEC; nothing in wave32.
     Permlane64,
@@ -548,6 +551,7 @@ fn control(name: &str) -> Option<Op> {
         "v_readfirstlane_b32" => Op::ReadFirstLane,
         "v_readlane_b32" => Op::ReadLane,
         "v_writelane_b32" => Op::WriteLane,
+        "v_accvgpr_write_b32" | "v_accvgpr_read_b32" | "v_accvgpr_mov_b32" => Op::AccMove,
         "v_permlane64_b32" => Op::Permlane64,
         "v_mbcnt_lo_u32_b32" => Op::Mbcnt { hi: false },
         "v_mbcnt_hi_u32_b32" => Op::Mbcnt { hi: true },

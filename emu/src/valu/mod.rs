@@ -32,7 +32,7 @@ use crate::program::Decoded;
 use crate::wave::{full_mask, lanes as lanes_of, FpMode, Src, Wave};
 use isa::mir::{Def, Dpp, Fields, Inst, Operand};
 use isa::opcode::{Family, Format};
-use isa::reg::{PhysReg, RegClass};
+use isa::reg::{PhysReg, RegClass, RegType};
 use lanes::{dpp_fetch, sdwa_select, sdwa_write, Fetch};
 use smallvec::SmallVec;
 
@@ -81,6 +81,27 @@ pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, family: Family) -> R
             let dst = wave.check_vdef(dest(inst, 0)?, 1)?;
             wave.set_vgpr(dst, lane, value);
             Ok(())
+        }
+        Op::AccMove => {
+            // A source and a result each in the AGPRs or not (a VGPR, or for a write a
+            // scalar or an inline constant).
+            let op = source(inst, 0)?;
+            let from_agpr = op.reg.filter(|r| r.reg_type() == RegType::Agpr && op.constant_value().is_none());
+            let src = match from_agpr {
+                Some(r) => Err(wave.agpr_index(r)?),
+                None => Ok(wave.vector_operand(op, 1)?),
+            };
+            let to = dest(inst, 0)?;
+            let lanes: Vec<(u32, u64)> = lanes_of(wave.exec())
+                .map(|lane| (lane, src.map_or_else(|a| u64::from(wave.agpr(a, lane)), |s| wave.src(s, lane, 1))))
+                .collect();
+            if to.reg_type() == RegType::Agpr {
+                let dst = wave.agpr_index(to)?;
+                lanes.into_iter().for_each(|(lane, v)| wave.set_agpr(dst, lane, v as u32));
+                return Ok(());
+            }
+            let dst = wave.check_vdef(to, 1)?;
+            commit(wave, Results { dst, dwords: 1, values: lanes, carry: None })
         }
         Op::Permlane64 => {
             no_modifiers(inst)?;

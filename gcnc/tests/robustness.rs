@@ -206,12 +206,12 @@ fn case_07_every_error_has_a_location() {
     let none = write(&dir, "none.gir", "func @f() {\nblock0:\n    ret\n}\n");
     fails_with(&["compile", &none], "none.gir: compiling for gfx1100: the module has no kernel");
     fails_with(&["run", &none, "--grid", "1", "--block", "1"], "none.gir': the input has no kernel");
-    // A valid program the backend rejects (a 1-byte access): at the kernel.
+    // A valid program the backend rejects (a 1-byte access): at the instruction.
     let byte =
         "kernel @k(ptr<global>) {\nblock0(%0: ptr<global>):\n    %1 = load.i8 %0\n    store %0, %1\n    ret\n}\n";
     let byte = write(&dir, "byte.gir", byte);
     let run = fails_with(&["compile", &byte], "a i8 access (only 2-, 4- and 8-byte accesses so far)");
-    assert!(run.stderr.contains("--> ") && run.stderr.contains("byte.gir:1:8"), "{}", run.stderr);
+    assert!(run.stderr.contains("--> ") && run.stderr.contains("byte.gir:3:5"), "{}", run.stderr);
     // 151 live loop counters, more than the SGPRs, compile with spills.
     let wide = write(&dir, "wide.gir", programs::nested_loops(150));
     succeeds(&["compile", &wide, "-o", dir.join("wide.hsaco").to_str().unwrap()]);

@@ -9,7 +9,7 @@
 //! `let`s) before any `return`, shared reads are of elements a work-item wrote, atomics use
 //! one order-independent operation per region, and the approximate functions get arguments
 //! where their stated bounds hold (`sin`, `cos` within ±8) and have their results stored as
-//! they are, never computed with further.
+//! they are, in an output slot of their own, never computed with further.
 
 use crate::ast::{
     scalar_type, AtomicOp, Expr, ExprKind, Helper, Param, Program, SharedAtomic, SharedSlot, Stmt, Ty, INTS, NUMERIC,
@@ -18,6 +18,9 @@ use crate::rng::Rng;
 
 /// Output slots per work-item.
 const SLOTS: u32 = 8;
+/// The output slot of approximate results, which nothing else writes or reads: an atomic on
+/// it would read the approximate value back and compute with it.
+const APPROX_SLOT: u32 = SLOTS - 1;
 /// Elements of each input buffer (a power of two, indexed with a mask).
 const INPUT_LEN: [u32; 2] = [64, 256];
 /// Elements of the atomics buffer: 8 per operation.
@@ -380,8 +383,7 @@ impl Gen {
                 let (buf, elem) = self.outputs[self.rng.index(self.outputs.len())].clone();
                 if elem.is_float() && self.rng.chance(20) {
                     // Of the buffer's own type: the check's bound is the element type's.
-                    let slot = self.rng.below(u64::from(SLOTS)) as u32;
-                    return vec![Stmt::Out { buf, slot, value: self.approximate(elem) }];
+                    return vec![Stmt::Out { buf, slot: APPROX_SLOT, value: self.approximate(elem) }];
                 }
                 let ty = self.pick_var_ty();
                 let value = self.expr(ty, 3, false);
@@ -437,7 +439,7 @@ impl Gen {
                 };
                 let n = if op == "atomic_cas" { 2 } else { 1 };
                 let args = (0..n).map(|_| self.expr(elem, 2, false)).collect();
-                let slot = self.rng.below(u64::from(SLOTS)) as u32;
+                let slot = self.rng.below(u64::from(APPROX_SLOT)) as u32;
                 let keep = self.rng.chance(70).then(|| self.fresh("v"));
                 if let Some(name) = &keep {
                     self.declare(Var { name: name.clone(), ty: elem, mutable: false, uniform: false, array: None });
@@ -521,7 +523,7 @@ impl Gen {
     /// `buf[ob + slot] = value`, the value converted to the buffer's type.
     fn out(&mut self, value: Expr) -> Stmt {
         let (buf, elem) = self.outputs[self.rng.index(self.outputs.len())].clone();
-        let slot = self.rng.below(u64::from(SLOTS)) as u32;
+        let slot = self.rng.below(u64::from(APPROX_SLOT)) as u32;
         Stmt::Out { buf, slot, value: self.cast_to(value, elem) }
     }
 

@@ -102,59 +102,59 @@ fn fold_params(func: &mut Function) -> bool {
 /// What `data`, whose result has type `ty`, simplifies to, if anything.
 fn simplify(dfg: &DataFlowGraph, data: &InstData, ty: Type) -> Option<Folded> {
     let c = |v: Value| constant(dfg, v);
-    let arg_ty = |v: Value| dfg.value_type(v);
+    if matches!(data, InstData::IntConst { .. } | InstData::FloatConst { .. }) {
+        return None;
+    }
+    if let Some(bits) = evaluate(dfg, data, ty, c) {
+        return Some(Folded::Constant(bits));
+    }
     match *data {
-        InstData::Unary { op, arg } => {
-            let approximate =
-                matches!(op, UnaryOp::Rsqrt | UnaryOp::Exp2 | UnaryOp::Log2 | UnaryOp::Sin | UnaryOp::Cos);
-            if approximate {
-                return None;
-            }
-            if let Some(a) = c(arg) {
-                return Some(Folded::Constant(eval::unary(op, ty, a)));
-            }
+        InstData::Unary { op, arg } if matches!(op, UnaryOp::Neg | UnaryOp::Not | UnaryOp::Fneg) => {
             // -(-x), !!x, fneg(fneg x): the same bits.
             let ValueDef::Result(inner) = dfg.values[arg].def else { return None };
             match dfg.insts[inner] {
-                InstData::Unary { op: inner_op, arg: x }
-                    if inner_op == op && matches!(op, UnaryOp::Neg | UnaryOp::Not | UnaryOp::Fneg) =>
-                {
-                    Some(Folded::Value(x))
-                }
+                InstData::Unary { op: inner_op, arg: x } if inner_op == op => Some(Folded::Value(x)),
                 _ => None,
             }
         }
-        InstData::Binary { op, args: [a, b] } => {
-            let t = arg_ty(a);
-            match (c(a), c(b)) {
-                (Some(x), Some(y)) => Some(Folded::Constant(eval::binary(op, t, x, y))),
-                _ if t.is_int() => integer_identity(op, t, a, b, c(a), c(b)),
-                _ => None,
-            }
+        InstData::Binary { op, args: [a, b] } if dfg.value_type(a).is_int() => {
+            integer_identity(op, dfg.value_type(a), a, b, c(a), c(b))
         }
-        InstData::Fma { args: [a, b, d] } => Some(Folded::Constant(eval::fma(ty, c(a)?, c(b)?, c(d)?))),
         InstData::Select { args: [cond, t, f] } => match c(cond) {
             Some(x) => Some(Folded::Value(if x & 1 == 1 { t } else { f })),
             None if t == f => Some(Folded::Value(t)),
             None => None,
         },
-        InstData::Icmp { cc, args: [a, b] } => match (c(a), c(b)) {
-            (Some(x), Some(y)) => Some(Folded::Constant(u64::from(eval::icmp(cc, arg_ty(a), x, y)))),
-            _ if a == b => {
-                let holds = matches!(cc, IntCC::Eq | IntCC::Ule | IntCC::Uge | IntCC::Sle | IntCC::Sge);
-                Some(Folded::Constant(u64::from(holds)))
-            }
-            _ => None,
-        },
-        InstData::Fcmp { cc, args: [a, b] } => {
-            Some(Folded::Constant(u64::from(eval::fcmp(cc, arg_ty(a), c(a)?, c(b)?))))
+        InstData::Icmp { cc, args: [a, b] } if a == b => {
+            let holds = matches!(cc, IntCC::Eq | IntCC::Ule | IntCC::Uge | IntCC::Sle | IntCC::Sge);
+            Some(Folded::Constant(u64::from(holds)))
         }
+        _ => None,
+    }
+}
+
+/// The constant that `data` (whose result has type `ty`) computes when the operands it needs
+/// are constants, as `c` gives them, with the interpreter's arithmetic; `None` for anything
+/// else, and for the approximate functions, which every level computes alike at run time.
+/// Unrolling evaluates loop control with it too (`crate::unroll`).
+pub(crate) fn evaluate(dfg: &DataFlowGraph, data: &InstData, ty: Type, c: impl Fn(Value) -> Option<u64>) -> Option<u64> {
+    let arg_ty = |v: Value| dfg.value_type(v);
+    match *data {
+        InstData::IntConst { imm, .. } => Some(imm),
+        InstData::FloatConst { bits, .. } => Some(bits),
+        InstData::Unary { op, arg } => {
+            let approximate =
+                matches!(op, UnaryOp::Rsqrt | UnaryOp::Exp2 | UnaryOp::Log2 | UnaryOp::Sin | UnaryOp::Cos);
+            (!approximate).then(|| Some(eval::unary(op, ty, c(arg)?)))?
+        }
+        InstData::Binary { op, args: [a, b] } => Some(eval::binary(op, arg_ty(a), c(a)?, c(b)?)),
+        InstData::Fma { args: [a, b, d] } => Some(eval::fma(ty, c(a)?, c(b)?, c(d)?)),
+        InstData::Select { args: [cond, t, f] } => c(if c(cond)? & 1 == 1 { t } else { f }),
+        InstData::Icmp { cc, args: [a, b] } => Some(u64::from(eval::icmp(cc, arg_ty(a), c(a)?, c(b)?))),
+        InstData::Fcmp { cc, args: [a, b] } => Some(u64::from(eval::fcmp(cc, arg_ty(a), c(a)?, c(b)?))),
         InstData::Convert { op, ty: to, arg } => {
             let from = arg_ty(arg);
-            if from.is_ptr() || to.is_ptr() {
-                return None;
-            }
-            Some(Folded::Constant(eval::convert(op, from, to, c(arg)?)))
+            (!from.is_ptr() && !to.is_ptr()).then(|| Some(eval::convert(op, from, to, c(arg)?)))?
         }
         _ => None,
     }

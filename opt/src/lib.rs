@@ -29,8 +29,10 @@ pub mod dce;
 pub mod fold;
 pub mod gvn;
 pub mod licm;
+pub mod reassociate;
 mod rewrite;
 pub mod simplify_cfg;
+pub mod unroll;
 
 use frontend_ir::Function;
 
@@ -44,16 +46,29 @@ pub struct Pass {
 }
 
 /// Every pass, in the order a round of `-O2` runs them.
-pub const PASSES: [Pass; 5] = [
+pub const PASSES: [Pass; 7] = [
     Pass { name: "fold", run: fold::fold },
+    Pass { name: "reassociate", run: reassociate::reassociate },
     Pass { name: "simplify_cfg", run: simplify_cfg::simplify_cfg },
     Pass { name: "gvn", run: gvn::gvn },
     Pass { name: "licm", run: licm::licm },
+    Pass { name: "unroll", run: unroll::unroll },
     Pass { name: "dce", run: dce::dce },
 ];
 
-/// The cheap passes of `-O1`: everything but code motion.
-const CHEAP: [Pass; 4] = [PASSES[0], PASSES[1], PASSES[2], PASSES[4]];
+/// The cheap passes of `-O1`: everything but code motion and unrolling.
+const CHEAP: [Pass; 5] = [PASSES[0], PASSES[1], PASSES[2], PASSES[3], PASSES[6]];
+
+/// A round of `-O3`: `-O2`'s with unrolling's larger budget.
+const O3: [Pass; 7] = [
+    PASSES[0],
+    PASSES[1],
+    PASSES[2],
+    PASSES[3],
+    PASSES[4],
+    Pass { name: "unroll", run: unroll::unroll_o3 },
+    PASSES[6],
+];
 
 /// What `-O<level>` runs: the passes of one round, and how many rounds at most (a round
 /// repeats only while some pass of the previous one changed the function).
@@ -61,7 +76,8 @@ pub fn pipeline(level: u8) -> (&'static [Pass], u32) {
     match level {
         0 => (&[], 0),
         1 => (&CHEAP, 1),
-        _ => (&PASSES, 4),
+        2 => (&PASSES, 4),
+        _ => (&O3, 4),
     }
 }
 

@@ -230,23 +230,30 @@ fn load(
 }
 
 /// `ptr` as a base pointer and a byte offset that SMEM's immediate offset takes: the constant
-/// offsets of the `ptradd`s that lead to `ptr`, summed while the sum stays in the field's range
-/// (non-negative, as a negative SMEM offset is not needed and GFX9 limits it).
-fn smem_offset(ctx: &Ctx<'_>, mut ptr: Value) -> (Value, i32) {
+/// offsets of the `ptradd`s that lead to `ptr` ([`constant_offset`]), non-negative, as a
+/// negative SMEM offset is not needed and GFX9 limits it.
+fn smem_offset(ctx: &Ctx<'_>, ptr: Value) -> (Value, i32) {
     let field = isa::encoding::smem(ctx.family).offset;
+    let (ptr, offset) = constant_offset(ctx, ptr, |o| o >= 0 && i32::try_from(o).is_ok_and(|o| field.fits_signed(o)));
+    (ptr, offset as i32)
+}
+
+/// `ptr` as a base and the sum of the constant offsets of the `ptradd`s that lead to it (as
+/// their offsets' types sign-extend them), taken from the outside in while `fits` accepts the
+/// sum. The optimizer's reassociation puts an address's constants outermost.
+fn constant_offset(ctx: &Ctx<'_>, mut ptr: Value, fits: impl Fn(i64) -> bool) -> (Value, i64) {
     let dfg = &ctx.func.dfg;
     let mut offset = 0i64;
     while let ValueDef::Result(inst) = dfg.values[ptr].def {
         let InstData::PtrAdd { args: [base, delta] } = dfg.insts[inst] else { break };
-        let ValueDef::Result(k) = dfg.values[delta].def else { break };
-        let InstData::IntConst { ty, imm } = dfg.insts[k] else { break };
-        let sum = offset + frontend_ir::interp::eval::sext(ty, imm);
-        match i32::try_from(sum) {
-            Ok(o) if o >= 0 && field.fits_signed(o) => (ptr, offset) = (base, sum),
-            _ => break,
+        let Val::Const(k) = ctx.vals[delta] else { break };
+        let sum = offset + frontend_ir::interp::eval::sext(dfg.value_type(delta), k);
+        if !fits(sum) {
+            break;
         }
+        (ptr, offset) = (base, sum);
     }
-    (ptr, offset as i32)
+    (ptr, offset)
 }
 
 /// A store of `value` to `ptr`; its global or scratch form has the cache-policy bits `cpol`.
@@ -618,34 +625,37 @@ fn is_shared(ctx: &Ctx<'_>, ptr: Value) -> bool {
 }
 
 /// Emits the DS operation `opcode` on the LDS address `ptr` with the data operands `data`.
-/// An address that is a constant plus an offset, a shared slot's address and an index, uses
-/// the instruction's 16-bit unsigned offset field for the constant and the offset as the
-/// VGPR address (DS adds them); any other address is the VGPR address itself. Refused in
-/// threadgroup split mode, which allocates no LDS ([`mm::check_split`]).
+/// The constant part of the address goes into the instruction's 16-bit unsigned offset field:
+/// the constant offsets that lead to `ptr` ([`constant_offset`]) and, under them, a constant
+/// base (a shared slot's address) plus an index; the rest is the VGPR address (DS adds the
+/// two in 32 bits, as the IR's shared pointers wrap: LLVM folds any base on GFX7 and later,
+/// `hasUsableDSOffset`). Refused in threadgroup split mode, which allocates no LDS
+/// ([`mm::check_split`]).
 fn emit_ds(ctx: &mut Ctx<'_>, opcode: Opcode, defs: &[Def], ptr: Value, data: &[Temp]) -> Result<(), IselError> {
     mm::check_split(ctx, "shared memory")?;
-    let def = match ctx.func.dfg.values[ptr].def {
+    let in_field = |o: i64| (0..=i64::from(u16::MAX)).contains(&o);
+    let (base, offset) = constant_offset(ctx, ptr, in_field);
+    let def = match ctx.func.dfg.values[base].def {
         ValueDef::Result(i) => Some(&ctx.func.dfg.insts[i]),
         _ => None,
     };
     let folded = match def {
-        Some(&InstData::PtrAdd { args: [base, offset] }) => match ctx.vals[base] {
-            Val::Const(c) if c <= u64::from(u16::MAX) && ctx.vals[offset] != Val::None => Some((offset, c as i32)),
+        Some(&InstData::PtrAdd { args: [slot, index] }) => match ctx.vals[slot] {
+            Val::Const(c) if in_field(offset + c as i64) && ctx.vals[index] != Val::None => {
+                Some((index, offset + c as i64))
+            }
             _ => None,
         },
         _ => None,
     };
-    let (addr, imm) = match folded {
-        Some((offset, imm)) => (offset, imm),
-        None => (ptr, 0),
-    };
+    let (addr, imm) = folded.unwrap_or((base, offset));
     let op = ctx.operand(addr)?;
     let addr = ctx.in_vgpr(op, 1)?;
     let mut ops: SmallVec<[Operand; 3]> = SmallVec::new();
     ops.push(Operand::temp(addr));
     ops.extend(data.iter().map(|&t| Operand::temp(t)));
     let mut inst = mir::Inst::new(opcode, defs, &ops);
-    inst.fields.offset = imm;
+    inst.fields.offset = imm as i32;
     ctx.emit(inst);
     Ok(())
 }

@@ -1,0 +1,357 @@
+//! Full unrolling: an innermost loop whose trip count the constants of the program decide is
+//! replaced by that many copies of its body, so that the counter becomes a constant in each
+//! copy and folds into the addresses and comparisons it feeds, and the loop's branch and
+//! counter arithmetic disappear.
+//!
+//! The trip count is found by running the loop's control on the interpreter's arithmetic
+//! ([`crate::fold::evaluate`]): the header's parameters start from the constants the preheader
+//! passes, every instruction of the loop that has constant operands is evaluated, and the
+//! header's branch must be decided in every iteration; the values that the back edge carries
+//! start the next iteration. So `for k in 0..16`, `offset <<= 1` until 64, or a counter that
+//! alternates between two constants all unroll, whatever the rest of the body computes.
+//!
+//! The loops taken: innermost, left only by the header's two-way branch (no other exit, no
+//! return inside), entered from one preheader, with one back edge. Every lane of the wave then
+//! runs the same iterations, so the copies keep where the lanes of a branch inside the body
+//! rejoin (the end of that copy of the body) and what wave operations and barriers see.
+//!
+//! Copy 0 is the loop's own blocks; copies 1 to n are new blocks after them in the layout,
+//! each header without parameters (its values are the previous copy's back-edge arguments),
+//! and the last copy's header jumps to the exit. Uses of the header's values after the loop
+//! read the last copy's. The size of an unrolled loop is bounded by a budget per `-O` level,
+//! and what one run of the pass may add to a function by a multiple of it, so the pass stays
+//! linear in the program; folding, CFG simplification and value numbering then clean up.
+
+use crate::fold::evaluate;
+use crate::rewrite::constant;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
+use frontend_ir::cfg::ControlFlowGraph;
+use frontend_ir::dominator_tree::DominatorTree;
+use frontend_ir::loops::{Loop, LoopAnalysis};
+use frontend_ir::{Block, BlockCall, Function, InstData, Value};
+
+/// At `-O2`: the most instructions a fully unrolled loop may have.
+const BUDGET: usize = 320;
+/// At `-O3`: the larger budget.
+const BUDGET_O3: usize = 1280;
+/// What one run of the pass may add to a function, in budgets.
+const GROWTH: usize = 8;
+
+/// Unrolls the loops of `func` that fit `-O2`'s budget; true if any was.
+pub fn unroll(func: &mut Function) -> bool {
+    unroll_within(func, BUDGET)
+}
+
+/// Unrolls the loops of `func` that fit `-O3`'s larger budget; true if any was.
+pub fn unroll_o3(func: &mut Function) -> bool {
+    unroll_within(func, BUDGET_O3)
+}
+
+/// A loop to unroll.
+struct Plan {
+    lp: Loop,
+    /// Which destination of the header's branch leaves the loop.
+    exit: usize,
+    /// How many times the body runs.
+    trip: usize,
+}
+
+/// Unrolls every innermost loop whose unrolled size fits `budget`.
+fn unroll_within(func: &mut Function, budget: usize) -> bool {
+    let cfg = ControlFlowGraph::new(func);
+    let domtree = DominatorTree::new(func, &cfg);
+    let loops = LoopAnalysis::new(func, &cfg, &domtree);
+    let mut has_inner: SecondaryMap<Loop, bool> = SecondaryMap::new();
+    for lp in loops.loops() {
+        if let Some(parent) = loops.parent(lp) {
+            has_inner[parent] = true;
+        }
+    }
+    let mut env: SecondaryMap<Value, Option<u64>> = SecondaryMap::with_capacity(func.dfg.values.len());
+    let mut allowance = budget * GROWTH;
+    let mut plans = Vec::new();
+    for lp in loops.loops().filter(|&lp| !has_inner[lp]) {
+        let Some(plan) = plan(func, &cfg, &loops, lp, budget.min(allowance), &mut env) else { continue };
+        allowance -= plan.trip * loop_size(func, loops.blocks(lp));
+        plans.push(plan);
+    }
+    if plans.is_empty() {
+        return false;
+    }
+    let mut copier = Copier {
+        map: SecondaryMap::with_capacity(func.dfg.values.len()),
+        after_loop: SecondaryMap::with_capacity(func.dfg.values.len()),
+        owner: SecondaryMap::with_capacity(func.dfg.values.len()),
+    };
+    // The new blocks of each loop, placed after its last block in the layout.
+    let mut block_owner: SecondaryMap<Block, u32> = SecondaryMap::with_capacity(func.dfg.blocks.len());
+    let mut placed: SecondaryMap<Block, u32> = SecondaryMap::with_capacity(func.dfg.blocks.len());
+    let mut position: SecondaryMap<Block, usize> = SecondaryMap::with_capacity(func.dfg.blocks.len());
+    for (i, &b) in func.layout.iter().enumerate() {
+        position[b] = i;
+    }
+    let mut copies: Vec<Vec<Block>> = Vec::with_capacity(plans.len());
+    let mut dropped: SecondaryMap<Block, bool> = SecondaryMap::new();
+    for (index, plan) in plans.iter().enumerate() {
+        let id = index as u32 + 1;
+        let blocks = loops.blocks(plan.lp);
+        for &b in blocks {
+            block_owner[b] = id;
+        }
+        let last = *blocks.iter().max_by_key(|&&b| position[b]).expect("a loop has blocks");
+        placed[last] = id;
+        let copy = copier.unroll(func, blocks, plan, id);
+        for &b in &copy {
+            block_owner[b] = id;
+        }
+        copies.push(copy);
+        if plan.trip == 0 {
+            // The body never runs: only the header stays.
+            for &b in &blocks[1..] {
+                dropped[b] = true;
+            }
+        }
+    }
+    let mut layout = Vec::with_capacity(func.layout.len() + copies.iter().map(Vec::len).sum::<usize>());
+    for &b in &func.layout {
+        if !dropped[b] {
+            layout.push(b);
+        }
+        if placed[b] != 0 {
+            layout.extend_from_slice(&copies[placed[b] as usize - 1]);
+        }
+    }
+    func.layout = layout;
+    // After the loop, the header's values are the last copy's.
+    for &b in &func.layout {
+        for &inst in &func.dfg.blocks[b].insts {
+            let mut data = std::mem::replace(&mut func.dfg.insts[inst], InstData::Unreachable);
+            let outside = |v: &mut Value| {
+                if let Some(n) = copier.after_loop[*v].expand() {
+                    if copier.owner[*v] != block_owner[b] {
+                        *v = n;
+                    }
+                }
+            };
+            data.args_mut().iter_mut().for_each(outside);
+            for call in data.block_calls_mut() {
+                call.args.iter_mut().for_each(outside);
+            }
+            func.dfg.insts[inst] = data;
+        }
+    }
+    true
+}
+
+/// The number of instructions in `blocks`.
+fn loop_size(func: &Function, blocks: &[Block]) -> usize {
+    blocks.iter().map(|&b| func.dfg.blocks[b].insts.len()).sum()
+}
+
+/// Whether `lp` has the shape this pass unrolls, and its trip count if that fits `budget`.
+fn plan(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+    lp: Loop,
+    budget: usize,
+    env: &mut SecondaryMap<Value, Option<u64>>,
+) -> Option<Plan> {
+    let dfg = &func.dfg;
+    let header = loops.header(lp);
+    let blocks = loops.blocks(lp);
+    let InstData::Brif { cond, dests } = &dfg.insts[dfg.terminator(header)?] else { return None };
+    let exit = match dests.each_ref().map(|d| loops.contains(lp, d.block)) {
+        [true, false] => 1,
+        [false, true] => 0,
+        _ => return None,
+    };
+    // One back edge; no other way out (returns included).
+    let mut back_edge = None;
+    for &b in blocks {
+        let data = &dfg.insts[dfg.terminator(b)?];
+        if !matches!(data, InstData::Jump { .. } | InstData::Brif { .. } | InstData::Switch { .. }) {
+            return None;
+        }
+        for call in data.block_calls() {
+            if call.block == header {
+                if back_edge.replace(call).is_some() {
+                    return None;
+                }
+            } else if !loops.contains(lp, call.block) && b != header {
+                return None;
+            }
+        }
+    }
+    let back_edge = back_edge?;
+    // One way in, from the preheader.
+    let mut outside = cfg.preds(header).iter().filter(|&&p| !loops.contains(lp, p));
+    let preheader = *outside.next()?;
+    if outside.next().is_some() {
+        return None;
+    }
+    let mut entries = dfg.insts[dfg.terminator(preheader)?].block_calls().iter().filter(|c| c.block == header);
+    let entry = entries.next()?;
+    if entries.next().is_some() {
+        return None;
+    }
+    let size = loop_size(func, blocks);
+    let header_size = dfg.blocks[header].insts.len();
+    let lookup = |env: &SecondaryMap<Value, Option<u64>>, v: Value| {
+        let v = dfg.resolve_aliases(v);
+        env[v].or_else(|| constant(dfg, v))
+    };
+    let mut incoming: Vec<Option<u64>> = entry.args.iter().map(|&a| constant(dfg, a)).collect();
+    let mut trip = None;
+    for t in 0.. {
+        if t * size + header_size > budget {
+            break;
+        }
+        for (i, &b) in blocks.iter().enumerate() {
+            for (k, &p) in dfg.blocks[b].params.iter().enumerate() {
+                env[p] = if i == 0 { incoming[k] } else { None };
+            }
+            for &inst in &dfg.blocks[b].insts {
+                if let Some(r) = dfg.inst_result(inst) {
+                    let value = evaluate(dfg, &dfg.insts[inst], dfg.value_type(r), |v| lookup(env, v));
+                    env[r] = value;
+                }
+            }
+            if i == 0 {
+                let Some(c) = lookup(env, *cond) else { break };
+                let taken = if c & 1 == 1 { 0 } else { 1 };
+                if taken == exit {
+                    trip = Some(t);
+                    break;
+                }
+            }
+        }
+        if trip.is_some() || lookup(env, *cond).is_none() {
+            break;
+        }
+        incoming = back_edge.args.iter().map(|&a| lookup(env, a)).collect();
+    }
+    // The values of this loop are unknown to the next one.
+    for &b in blocks {
+        for &p in &dfg.blocks[b].params {
+            env[p] = None;
+        }
+        for &inst in &dfg.blocks[b].insts {
+            if let Some(r) = dfg.inst_result(inst) {
+                env[r] = None;
+            }
+        }
+    }
+    let trip = trip?;
+    (trip * size + header_size <= budget).then_some(Plan { lp, exit, trip })
+}
+
+/// The maps the copies are made with, shared by the loops of one run of the pass.
+struct Copier {
+    /// In the copy being made: the copy of each value of the loop.
+    map: SecondaryMap<Value, PackedOption<Value>>,
+    /// For a header's value: what replaces it after the loop (the last copy's).
+    after_loop: SecondaryMap<Value, PackedOption<Value>>,
+    /// For a header's value: the number of its loop (1-based), whose blocks and copies keep
+    /// reading it (copy 1 reads what copy 0's back edge carried).
+    owner: SecondaryMap<Value, u32>,
+}
+
+impl Copier {
+    /// Unrolls the loop `blocks` (header first, in reverse postorder) of `plan`, numbered
+    /// `id`; returns the new blocks in layout order.
+    fn unroll(&mut self, func: &mut Function, blocks: &[Block], plan: &Plan, id: u32) -> Vec<Block> {
+        let header = blocks[0];
+        let mut headers = vec![header];
+        headers.extend((0..plan.trip).map(|_| func.dfg.make_block()));
+        let mut new_blocks = Vec::with_capacity(plan.trip * blocks.len());
+        // Copy 0 is the loop's own blocks, rewritten last, as the copies are made from them.
+        let mut block_map: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::new();
+        let mut back_args = back_edge_args(func, blocks, header);
+        for k in 1..=plan.trip {
+            let copied = if k < plan.trip { blocks } else { &blocks[..1] };
+            block_map[header] = headers[k].into();
+            for (&p, &a) in func.dfg.blocks[header].params.clone().iter().zip(&back_args) {
+                self.map[p] = a.into();
+            }
+            new_blocks.push(headers[k]);
+            for &b in &copied[1..] {
+                let nb = func.dfg.make_block();
+                block_map[b] = nb.into();
+                new_blocks.push(nb);
+                for p in func.dfg.blocks[b].params.clone() {
+                    let ty = func.dfg.value_type(p);
+                    self.map[p] = func.dfg.append_block_param(nb, ty).into();
+                }
+            }
+            for &b in copied {
+                let nb = block_map[b].unwrap();
+                for i in 0..func.dfg.blocks[b].insts.len() {
+                    let inst = func.dfg.blocks[b].insts[i];
+                    let mut data = func.dfg.insts[inst].clone();
+                    let map = |v: &mut Value| *v = self.map[*v].expand().unwrap_or(*v);
+                    data.args_mut().iter_mut().for_each(map);
+                    for call in data.block_calls_mut() {
+                        call.args.iter_mut().for_each(map);
+                        if call.block != header {
+                            call.block = block_map[call.block].expand().unwrap_or(call.block);
+                        }
+                    }
+                    let result = func.dfg.inst_result(inst).map(|r| func.dfg.value_type(r));
+                    let ni = func.dfg.make_inst(data, result);
+                    func.srclocs[ni] = func.srclocs[inst];
+                    if let (Some(r), Some(nr)) = (func.dfg.inst_result(inst), func.dfg.inst_result(ni)) {
+                        self.map[r] = nr.into();
+                    }
+                    func.dfg.blocks[nb].insts.push(ni);
+                }
+            }
+            let copy: Vec<Block> = copied.iter().map(|&b| block_map[b].unwrap()).collect();
+            back_args = back_edge_args(func, &copy, header);
+            rewrite_copy(func, &copy, plan, &headers, k);
+        }
+        rewrite_copy(func, blocks, plan, &headers, 0);
+        // After the loop, the header's values are the last copy's.
+        if plan.trip > 0 {
+            let header_values = func.dfg.blocks[header].params.iter().copied().chain(
+                func.dfg.blocks[header].insts.iter().filter_map(|&i| func.dfg.inst_result(i)),
+            );
+            for v in header_values.collect::<Vec<_>>() {
+                self.after_loop[v] = self.map[v];
+                self.owner[v] = id;
+            }
+        }
+        new_blocks
+    }
+}
+
+    /// The values the back edge of a copy of the loop (`copy`) passes to `header`.
+fn back_edge_args(func: &Function, copy: &[Block], header: Block) -> Vec<Value> {
+    let calls = copy.iter().filter_map(|&b| func.dfg.terminator(b)).flat_map(|t| func.dfg.insts[t].block_calls());
+    calls.filter(|c| c.block == header).flat_map(|c| c.args.iter().copied()).collect()
+}
+
+/// Turns the header's branch of copy `k` (`copy`, header first) into a jump (into the
+/// body, or out of the loop after the last copy) and the back edge into a jump to the
+/// next copy's header.
+fn rewrite_copy(func: &mut Function, copy: &[Block], plan: &Plan, headers: &[Block], k: usize) {
+    let header = headers[0];
+    let term = func.dfg.terminator(copy[0]).expect("the header ends in its branch");
+    let InstData::Brif { dests, .. } = &func.dfg.insts[term] else { unreachable!("checked by plan") };
+    let taken = if k == plan.trip { plan.exit } else { 1 - plan.exit };
+    let dest: BlockCall = dests[taken].clone();
+    func.dfg.insts[term] = InstData::Jump { dest };
+    if k == plan.trip {
+        return;
+    }
+    for &b in copy {
+        let term = func.dfg.terminator(b).expect("loop blocks end in a branch");
+        for call in func.dfg.insts[term].block_calls_mut() {
+            if call.block == header {
+                call.args.clear();
+                call.block = headers[k + 1];
+            }
+        }
+    }
+}

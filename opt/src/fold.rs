@@ -9,12 +9,13 @@
 //! quiets a signalling NaN and `x + 0.0` turns `-0` into `+0`, so none is exact. The
 //! approximate functions (`rsqrt exp2 log2 sin cos`) are not folded, so every level computes
 //! them alike. A block parameter that every predecessor passes the same value (or itself) is
-//! replaced by that value; dead-code elimination removes it.
+//! replaced by that value; dead-code elimination removes it. A kernel with a required
+//! workgroup size has its `group_size` as constants.
 
 use crate::rewrite::{constant, replace, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::interp::eval;
-use frontend_ir::{BinaryOp, DataFlowGraph, Function, InstData, IntCC, Type, UnaryOp, Value, ValueDef};
+use frontend_ir::{BinaryOp, DataFlowGraph, Function, InstData, IntCC, Special, Type, UnaryOp, Value, ValueDef};
 
 /// What an instruction simplifies to.
 enum Folded {
@@ -27,13 +28,17 @@ enum Folded {
 /// Folds and simplifies every instruction and block parameter of `func`; true if any changed.
 pub fn fold(func: &mut Function) -> bool {
     let mut changed = fold_params(func);
+    let required = func.kernel_attrs().and_then(|a| a.reqd_workgroup_size);
     for &block in &func.layout {
         let mut insts = std::mem::take(&mut func.dfg.blocks[block].insts);
         insts.retain(|&inst| {
             resolve_operands(&mut func.dfg, inst);
             let Some(result) = func.dfg.inst_result(inst) else { return true };
             let ty = func.dfg.value_type(result);
-            match simplify(&func.dfg, &func.dfg.insts[inst], ty) {
+            let folded = dispatch_constant(&required, &func.dfg.insts[inst])
+                .map(Folded::Constant)
+                .or_else(|| simplify(&func.dfg, &func.dfg.insts[inst], ty));
+            match folded {
                 None => true,
                 Some(Folded::Constant(bits)) => {
                     func.dfg.insts[inst] = if ty.is_float() {
@@ -97,6 +102,19 @@ fn fold_params(func: &mut Function) -> bool {
         }
     }
     changed
+}
+
+/// The value of a dispatch's geometry that a kernel's required workgroup size (`required`)
+/// decides: its size in each dimension, and a local id of 0 in a dimension of size 1 (a
+/// launch of another size is refused before the kernel runs, by the interpreter and the
+/// emulator alike).
+fn dispatch_constant(required: &Option<[u32; 3]>, data: &InstData) -> Option<u64> {
+    let required = (*required)?;
+    match *data {
+        InstData::Special { value: Special::GroupSize(d) } => Some(u64::from(required[d.index()])),
+        InstData::Special { value: Special::LocalId(d) } if required[d.index()] == 1 => Some(0),
+        _ => None,
+    }
 }
 
 /// What `data`, whose result has type `ty`, simplifies to, if anything.

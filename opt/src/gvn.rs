@@ -4,14 +4,15 @@
 //!
 //! The candidates are the instructions without effects whose result depends only on their
 //! operands: constants, arithmetic, comparisons, conversions, selects, address computations,
-//! slot addresses and the dispatch's special values. Memory reads wait for an alias analysis
+//! slot addresses and the dispatch's special values; and loads of constant memory (`&[T]`),
+//! which nothing writes while the kernel runs. Other memory reads wait for an alias analysis
 //! (issue 12), and wave operations are never merged: their result depends on the lanes active
 //! where they run. Operands of commutative integer operations are ordered first, so `a + b`
 //! and `b + a` get one number. The walk is a preorder of the dominator tree on an explicit
 //! stack, with a scoped table whose entries are undone when the walk leaves their block:
 //! linear in the function, whatever its depth.
 
-use crate::rewrite::{is_wave_op, replace, resolve_operands};
+use crate::rewrite::{is_invariant_load, is_wave_op, replace, resolve_operands};
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::{BinaryOp, Block, Function, InstData, IntCC, Value};
@@ -60,7 +61,8 @@ fn number_block(
         resolve_operands(&mut func.dfg, inst);
         let Some(result) = func.dfg.inst_result(inst) else { return true };
         let data = &func.dfg.insts[inst];
-        if data.has_side_effects() || is_wave_op(data) || matches!(data, InstData::Load { .. }) {
+        let load = matches!(data, InstData::Load { .. });
+        if data.has_side_effects() || is_wave_op(data) || (load && !is_invariant_load(&func.dfg, data)) {
             return true;
         }
         let key = canonical(data.clone());

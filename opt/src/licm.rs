@@ -13,12 +13,12 @@
 //! Loops are visited inner first, so a value hoisted out of an inner loop can leave the
 //! outer one too; each loop's blocks are visited once, in reverse postorder.
 
-use crate::rewrite::{is_wave_op, resolve_operands};
+use crate::rewrite::{is_invariant_load, is_wave_op, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::loops::{Loop, LoopAnalysis};
-use frontend_ir::{AddrSpace, Block, Function, InstData, Value};
+use frontend_ir::{Block, Function, InstData, Value};
 
 /// Hoists the loop-invariant instructions of `func`; true if any moved.
 pub fn licm(func: &mut Function) -> bool {
@@ -90,12 +90,7 @@ fn movable(func: &Function, data: &InstData, in_header: bool) -> bool {
         return false;
     }
     match data {
-        InstData::Load { ptr, flags, .. } => {
-            in_header
-                && !flags.volatile
-                && flags.av.is_none()
-                && func.dfg.value_type(*ptr).addr_space() == Some(AddrSpace::Constant)
-        }
+        InstData::Load { .. } => in_header && is_invariant_load(&func.dfg, data),
         _ => true,
     }
 }

@@ -1,7 +1,8 @@
-//! What the passes share: reading constants, replacing a value by another, and which
-//! instructions observe the active lanes of a wave.
+//! What the passes share: reading constants, replacing a value by another, which
+//! instructions observe the active lanes of a wave, and which loads read memory that never
+//! changes.
 
-use frontend_ir::{DataFlowGraph, InstData, Value, ValueDef};
+use frontend_ir::{AddrSpace, DataFlowGraph, InstData, Value, ValueDef};
 
 /// The bits of `v` when it is an integer or float constant (integers zero-extended).
 pub(crate) fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {
@@ -44,4 +45,17 @@ pub(crate) fn is_wave_op(data: &InstData) -> bool {
         data,
         InstData::Ballot { .. } | InstData::ReadFirstLane { .. } | InstData::Shuffle { .. } | InstData::Reduce { .. }
     )
+}
+
+/// Whether `data` is a load of memory that nothing writes while the kernel runs: constant
+/// memory (a `&[T]` buffer, by the kernel language's reference rules), read without
+/// `volatile` or an availability/visibility request. Its result depends only on its address,
+/// like arithmetic's on its operands.
+pub(crate) fn is_invariant_load(dfg: &DataFlowGraph, data: &InstData) -> bool {
+    match data {
+        InstData::Load { ptr, flags, .. } => {
+            !flags.volatile && flags.av.is_none() && dfg.value_type(*ptr).addr_space() == Some(AddrSpace::Constant)
+        }
+        _ => false,
+    }
 }

@@ -497,7 +497,13 @@ impl Gen {
                 Stmt::While { counter, ty, bound, cond, body }
             }
             1 => {
-                let start = self.expr_of_int(uniform);
+                // A literal start half of the time: a constant trip count, which unrolls.
+                let start = if self.rng.chance(50) {
+                    let ty = self.rng.pick(&INTS);
+                    self.literal(ty)
+                } else {
+                    self.expr_of_int(uniform)
+                };
                 let var = self.fresh("i");
                 self.scopes.push(vec![Var {
                     name: var.clone(),

@@ -15,14 +15,15 @@
 //!
 //! ```text
 //!  -O0  nothing: the code maps to the source one to one
-//!  -O1  fold → simplify_cfg → gvn → dce, once
-//!  -O2  fold → simplify_cfg → gvn → licm → dce, repeated while it changes something (at
-//!       most 4 rounds); -O3 as -O2
+//!  -O1  fold → reassociate → simplify_cfg → gvn → dce, once
+//!  -O2  fold → reassociate → simplify_cfg → gvn → licm → unroll → dce, repeated while it
+//!       changes something (at most 4 rounds)
+//!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
-//! Not built yet (issue 12): loads of global memory in value numbering and code motion
-//! (constant memory's move), loop rotation and strength reduction, unrolling, if-conversion,
-//! scalar replacement of private arrays.
+//! Not built yet (issue 12): loads of writable memory in value numbering and code motion
+//! (they need the alias rules of `&mut [T]`), loop rotation, strength reduction and partial
+//! unrolling, if-conversion, scalar replacement of private arrays.
 #![deny(missing_docs)]
 
 pub mod dce;

@@ -50,7 +50,7 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 5] = ["isel", "regalloc", "hazards", "waitcnt", "delay_alu"];
+const MACHINE_STAGES: [&str; 6] = ["isel", "hoist", "regalloc", "hazards", "waitcnt", "delay_alu"];
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -382,6 +382,12 @@ fn compile_kernel(
     timed("isel", t);
     let mut mir = sel.mir;
     print("isel", &mir);
+    if options.opt_level >= 2 {
+        let t = Instant::now();
+        sched::hoist::hoist_invariants(&mut mir);
+        timed("hoist", t);
+        print("hoist", &mir);
+    }
     let t = Instant::now();
     // VGPR spills go to scratch after the private arrays.
     let spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };

@@ -155,7 +155,12 @@ fn simplify(dfg: &DataFlowGraph, data: &InstData, ty: Type) -> Option<Folded> {
 /// are constants, as `c` gives them, with the interpreter's arithmetic; `None` for anything
 /// else, and for the approximate functions, which every level computes alike at run time.
 /// Unrolling evaluates loop control with it too (`crate::unroll`).
-pub(crate) fn evaluate(dfg: &DataFlowGraph, data: &InstData, ty: Type, c: impl Fn(Value) -> Option<u64>) -> Option<u64> {
+pub(crate) fn evaluate(
+    dfg: &DataFlowGraph,
+    data: &InstData,
+    ty: Type,
+    c: impl Fn(Value) -> Option<u64>,
+) -> Option<u64> {
     let arg_ty = |v: Value| dfg.value_type(v);
     match *data {
         InstData::IntConst { imm, .. } => Some(imm),

@@ -314,9 +314,11 @@ impl Copier {
         rewrite_copy(func, blocks, plan, &headers, 0);
         // After the loop, the header's values are the last copy's.
         if plan.trip > 0 {
-            let header_values = func.dfg.blocks[header].params.iter().copied().chain(
-                func.dfg.blocks[header].insts.iter().filter_map(|&i| func.dfg.inst_result(i)),
-            );
+            let header_values = func.dfg.blocks[header]
+                .params
+                .iter()
+                .copied()
+                .chain(func.dfg.blocks[header].insts.iter().filter_map(|&i| func.dfg.inst_result(i)));
             for v in header_values.collect::<Vec<_>>() {
                 self.after_loop[v] = self.map[v];
                 self.owner[v] = id;
@@ -326,7 +328,7 @@ impl Copier {
     }
 }
 
-    /// The values the back edge of a copy of the loop (`copy`) passes to `header`.
+/// The values the back edge of a copy of the loop (`copy`) passes to `header`.
 fn back_edge_args(func: &Function, copy: &[Block], header: Block) -> Vec<Value> {
     let calls = copy.iter().filter_map(|&b| func.dfg.terminator(b)).flat_map(|t| func.dfg.insts[t].block_calls());
     calls.filter(|c| c.block == header).flat_map(|c| c.args.iter().copied()).collect()

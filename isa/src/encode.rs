@@ -267,6 +267,27 @@ pub fn encode(inst: &Inst, family: Family, out: &mut Vec<u8>) -> Result<(), Enco
     Ok(())
 }
 
+/// Switches each VOP1, VOP2 or VOPC instruction of `func` in its `_e32` form whose registers
+/// that form cannot name (on gfx11, a 16-bit operand in v128 and above: `lo128`) to its VOP3
+/// form, which names every VGPR, as ACO's assembler does. Register allocation chooses registers
+/// without regard to the form, so this runs on allocated MIR, before anything counts
+/// instruction sizes. Returns how many changed.
+pub fn widen_to_vop3(func: &mut crate::mir::Function) -> usize {
+    let family = func.family;
+    let mut widened = 0;
+    for inst in func.blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
+        if inst.vop3 || inst.fields.dpp.is_some() || inst.fields.sdwa.is_some() || !inst.opcode.exists_in(family) {
+            continue;
+        }
+        let Ok(e) = Encoder::new(inst, family) else { continue };
+        if matches!(e.info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc) && e.check_lo128().is_err() {
+            inst.vop3 = true;
+            widened += 1;
+        }
+    }
+    widened
+}
+
 type Words = SmallVec<[u32; 3]>;
 
 /// The state of one instruction's encoding.
@@ -1367,5 +1388,39 @@ impl Encoder<'_> {
             | vopd::VSRC1Y.put(out[1][2])
             | vopd::SRC0Y.put(out[1][1]);
         Ok(smallvec::smallvec![w0, w1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mir::{Block, Def, Function};
+    use crate::reg::RegClass;
+
+    /// `v_max_f16 vD, 1.0, vS` in its `_e32` form with the given registers.
+    fn max_f16(d: u16, src: u16) -> Inst {
+        let v = |n| Operand { kind: OperandKind::Phys(RegClass::V1), reg: Some(PhysReg::vgpr(n)), kill: false };
+        let def = Def { temp: None, rc: RegClass::V1, reg: Some(PhysReg::vgpr(d)) };
+        Inst::new(Opcode::VMaxF16, &[def], &[Operand::constant(0x3c00), v(src)])
+    }
+
+    /// On gfx11 the `_e32` form of a 16-bit operation names v0-v127 only: an instruction the
+    /// allocator gave v164 becomes VOP3 (8 bytes, encodable), one in v100 stays `_e32`.
+    #[test]
+    fn sixteen_bit_e32_operands_above_v127_widen_to_vop3() {
+        let mut func = Function::new("k", Family::Gfx11, 32);
+        func.blocks.push(Block { insts: vec![max_f16(164, 164), max_f16(100, 100)], ..Block::default() });
+        assert!(encode(&func.blocks[0].insts[0], Family::Gfx11, &mut Vec::new()).is_err());
+        assert_eq!(widen_to_vop3(&mut func), 1);
+        let sizes: Vec<usize> = func.blocks[0]
+            .insts
+            .iter()
+            .map(|i| {
+                let mut out = Vec::new();
+                encode(i, Family::Gfx11, &mut out).expect("encodable");
+                out.len()
+            })
+            .collect();
+        assert_eq!(sizes, [8, 4]);
     }
 }

@@ -8,9 +8,10 @@
 //! lane select (4), of VCC by `v_div_fmas` (4), and a VALU write to the data of a pending store
 //! or atomic wider than 64 bits (the rule and its wait states are `isa::hazard`'s, which the
 //! emulator reads too); and with XNACK possibly on, a run of SMEM instructions must not write
-//! a register the run reads (`isa::hazard::smem_clauses_replay`), so an `s_nop` ends the run
-//! before the load that would (the run is tracked across blocks as the union of the paths
-//! in, and assumed to write and read everything where a loop's back edge enters). The pass counts wait states back through the block and through
+//! a register the run reads (`isa::hazard::smem_clauses_replay`), so [`break_smem_clauses`]
+//! puts an `s_nop` before the load that would, after the waits are in, since an `s_waitcnt`
+//! ends a run too (the run is tracked across blocks as the union of the paths in, and
+//! assumed to write and read everything where a loop's back edge enters). The pass counts wait states back through the block and through
 //! each path into it from earlier blocks (the largest need over the paths decides); at a
 //! block entered from later code (a loop header) or from more than a few paths, it assumes
 //! the worst and pads with the largest requirement.
@@ -193,11 +194,7 @@ pub struct HazardStats {
 pub fn resolve_hazards(func: &mut Function, target: &Target) -> HazardStats {
     let processor = target.processor();
     match func.family {
-        Family::Gfx9 => resolve_gfx942(
-            func,
-            hazard::store_data_wait_states(processor),
-            hazard::smem_clauses_replay(processor, target.id.xnack),
-        ),
+        Family::Gfx9 => resolve_gfx942(func, hazard::store_data_wait_states(processor)),
         Family::Gfx11 => resolve_gfx11(func),
     }
 }
@@ -209,20 +206,14 @@ struct Clause {
     defs: Vec<Run>,
     uses: Vec<Run>,
     /// The run is not known (a loop's back edge enters): it may have written and read
-    /// anything, and a wait for its results cannot be counted on.
+    /// anything.
     unknown: bool,
 }
 
 impl Clause {
-    /// Whether `next` reads a result of the run: the wait pass then puts an `s_waitcnt` (a
-    /// non-SMEM instruction) before it, which ends the run.
-    fn read_by(&self, next: &Foot) -> bool {
-        !self.unknown && self.defs.iter().any(|d| next.uses.iter().any(|u| d.overlaps(*u)))
-    }
-
     /// Whether the SMEM instruction `next`, joining the run, would write a register the run
-    /// reads (its own operands included), once the run has written something (the rule as
-    /// the emulator checks it, less what [`Clause::read_by`] leaves to the wait).
+    /// reads (its own operands included), once the run has written something: the rule as
+    /// the emulator checks it.
     fn conflicts(&self, next: &Foot) -> bool {
         if self.unknown {
             return !next.defs.is_empty();
@@ -237,17 +228,18 @@ impl Clause {
     }
 }
 
-/// At most this many predecessor histories are followed into a block; with more, or with a
-/// predecessor later in the linear order (a loop's back edge), the block starts from the
-/// worst case.
-const MAX_HISTORIES: usize = 4;
-
-fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32, smem_replay: bool) -> HazardStats {
+/// With XNACK possibly on, gfx942 replays a soft clause of SMEM instructions after a fault, so
+/// a run must not write a register it reads (`isa::hazard::smem_clauses_replay`): an `s_nop`
+/// ends the run before an SMEM instruction that would. Any other instruction ends a run,
+/// `s_waitcnt` included, so this runs on MIR whose waits are in (after
+/// [`crate::waitcnt::insert_waits`]); an `s_nop` changes no wait. Returns the `s_nop`s added.
+pub fn break_smem_clauses(func: &mut Function, target: &Target) -> u32 {
+    if func.family != Family::Gfx9 || !hazard::smem_clauses_replay(target.processor(), target.id.xnack) {
+        return 0;
+    }
     let family = func.family;
-    let mut stats = HazardStats::default();
-    // The histories at the end of each block: one per path that the block's entry merges.
-    let mut tails: Vec<Vec<Vec<Foot>>> = vec![Vec::new(); func.blocks.len()];
-    // The SMEM run open at the end of each block (the union over the paths into it).
+    let mut nops = 0;
+    // The run open at the end of each block (the union over the paths into it).
     let mut clauses: Vec<Clause> = vec![Clause::default(); func.blocks.len()];
     for b in 0..func.blocks.len() {
         let preds = &func.blocks[b].linear_preds;
@@ -258,6 +250,44 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32, smem_replay:
                 clause.extend(&clauses[p as usize]);
             }
         }
+        let block = &mut func.blocks[b];
+        let mut out = Vec::with_capacity(block.insts.len());
+        for inst in block.insts.drain(..) {
+            if !inst.opcode.is_pseudo() {
+                let foot = footprint(&inst, family);
+                if !foot.smem {
+                    clause = Clause::default();
+                } else if clause.conflicts(&foot) {
+                    out.push(nop(1));
+                    nops += 1;
+                    clause = Clause::default();
+                }
+                if foot.smem {
+                    clause.defs.extend_from_slice(&foot.defs);
+                    clause.uses.extend_from_slice(&foot.uses);
+                }
+            }
+            out.push(inst);
+        }
+        block.insts = out;
+        clauses[b] = clause;
+    }
+    nops
+}
+
+/// At most this many predecessor histories are followed into a block; with more, or with a
+/// predecessor later in the linear order (a loop's back edge), the block starts from the
+/// worst case.
+const MAX_HISTORIES: usize = 4;
+
+fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardStats {
+    let family = func.family;
+    let mut stats = HazardStats::default();
+    // The histories at the end of each block: one per path that the block's entry merges.
+    let mut tails: Vec<Vec<Vec<Foot>>> = vec![Vec::new(); func.blocks.len()];
+    for b in 0..func.blocks.len() {
+        let preds = &func.blocks[b].linear_preds;
+        let forward = preds.iter().all(|&p| (p as usize) < b);
         let mut histories: Vec<Vec<Foot>> = if preds.is_empty() {
             vec![Vec::new()]
         } else if forward && preds.iter().map(|&p| tails[p as usize].len()).sum::<usize>() <= MAX_HISTORIES {
@@ -271,21 +301,7 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32, smem_replay:
         for inst in block.insts.drain(..) {
             let foot = footprint(&inst, family);
             if !inst.opcode.is_pseudo() {
-                let mut need =
-                    histories.iter().map(|h| needed_gfx942(h, &foot, store_data_wait_states)).max().unwrap_or(0);
-                if foot.smem && clause.read_by(&foot) {
-                    clause = Clause::default();
-                } else if foot.smem && smem_replay && clause.conflicts(&foot) {
-                    // A non-SMEM instruction ends the run.
-                    need = need.max(1);
-                    clause = Clause::default();
-                }
-                if foot.smem {
-                    clause.defs.extend_from_slice(&foot.defs);
-                    clause.uses.extend_from_slice(&foot.uses);
-                } else {
-                    clause = Clause::default();
-                }
+                let need = histories.iter().map(|h| needed_gfx942(h, &foot, store_data_wait_states)).max().unwrap_or(0);
                 if need > 0 {
                     out.push(nop(need));
                     stats.nops += 1;
@@ -310,7 +326,6 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32, smem_replay:
         }
         block.insts = out;
         tails[b] = histories;
-        clauses[b] = clause;
     }
     stats
 }
@@ -365,13 +380,18 @@ mod tests {
         let text =
             format!("function k (wave64):\nBB0: /* logical preds:  / linear preds:  / uniform */\n{body}  s_endpgm\n");
         let mut func = parse_function(&text, Family::Gfx9).expect("the test MIR parses");
-        resolve_hazards(&mut func, &Target::new(TargetId::parse(id).unwrap()));
+        let target = Target::new(TargetId::parse(id).unwrap());
+        resolve_hazards(&mut func, &target);
+        crate::waitcnt::insert_waits(&mut func);
+        break_smem_clauses(&mut func, &target);
         func.blocks[0].insts.iter().map(|i| i.opcode.name(Family::Gfx9).to_string()).collect()
     }
 
     /// With XNACK possibly on, the second load of the run writes s4, which the first one read:
-    /// an `s_nop` ends the run before it. A load that reads the run's result is left to the
-    /// wait that it needs anyway, and `xnack-` has no replay.
+    /// an `s_nop` ends the run before it. A load that reads the run's result gets a wait, which
+    /// ends the run, and `xnack-` has no replay. Waits end runs where the wait pass puts them:
+    /// before a load that overwrites a pending result too (fuzz seed 8400111, where the run
+    /// that a wait started went on into a load of s0, read by the run).
     #[test]
     fn smem_runs_do_not_write_what_they_read() {
         let war = "  s6 = s_load_dword s[4:5]\n  s4 = s_load_dword s[8:9]\n";
@@ -380,8 +400,14 @@ mod tests {
         let own_base = "  s6 = s_load_dword s[4:5]\n  s8 = s_load_dword s[8:9]\n";
         assert_eq!(resolved("gfx942", own_base), ["s_load_dword", "s_nop", "s_load_dword", "s_endpgm"]);
         let raw = "  s6 = s_load_dword s[4:5]\n  s7 = s_load_dword s[6:7]\n";
-        assert_eq!(resolved("gfx942", raw), ["s_load_dword", "s_load_dword", "s_endpgm"]);
+        assert_eq!(resolved("gfx942", raw), ["s_load_dword", "s_waitcnt", "s_load_dword", "s_endpgm"]);
         let apart = "  s6 = s_load_dword s[4:5]\n  s10 = s_load_dword s[8:9]\n";
         assert_eq!(resolved("gfx942", apart), ["s_load_dword", "s_load_dword", "s_endpgm"]);
+        let after_wait = "  s[2:3] = s_load_dwordx2 s[0:1]\n  s[4:5] = s_load_dwordx2 s[0:1] offset:16\n  \
+            s4 = s_load_dword s[0:1] offset:36\n  s0 = s_load_dword s[2:3] offset:4\n";
+        assert_eq!(
+            resolved("gfx942", after_wait),
+            ["s_load_dwordx2", "s_load_dwordx2", "s_waitcnt", "s_load_dword", "s_nop", "s_load_dword", "s_endpgm"]
+        );
     }
 }

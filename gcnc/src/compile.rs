@@ -393,6 +393,7 @@ fn compile_kernel(
     let spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
     let alloc = regalloc::allocate_with(&mut mir, proc, &spilling)
         .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
+    isa::encode::widen_to_vop3(&mut mir);
     timed("regalloc", t);
     print("regalloc", &mir);
     let t = Instant::now();
@@ -402,6 +403,7 @@ fn compile_kernel(
     print("hazards", &mir);
     let t = Instant::now();
     let waits = sched::waitcnt::insert_waits(&mut mir);
+    let clause_nops = sched::hazards::break_smem_clauses(&mut mir, target);
     timed("waitcnt", t);
     print("waitcnt", &mir);
     let t = Instant::now();
@@ -454,7 +456,7 @@ fn compile_kernel(
         waves_per_simd: alloc.occupancy(proc, target.wave_size).waves_per_simd,
         spills: alloc.spills,
         waits: waits.waits,
-        nops: hazards.nops + hazards.depctrs,
+        nops: hazards.nops + hazards.depctrs + clause_nops,
         delays: delays.delays,
         pass_times: times,
     };

@@ -10,6 +10,10 @@
 //!  endif:         exec = s_mov saved                every lane of the if that did not escape
 //!  loop entry:    entry = s_mov exec                the lanes to restore at the exit
 //!  break:         active = s_andn2 active, exec     these lanes stop iterating
+//!  early break:   t = s_andn2 exec, cond            a divergent branch whose arm is a plain
+//!                 active = s_andn2 active, t        break: its lanes stop iterating, the
+//!                 exec = s_andn2 exec, t            others go on in the other arm, no if
+//!                 p_cbranch_execz → restore point
 //!  latch:         exec = s_mov active               the lanes still iterating (continued ones too)
 //!                 p_cbranch_execz → exit
 //!  loop exit:     exec = s_mov entry                every lane that entered
@@ -208,10 +212,49 @@ pub(crate) fn leave(ctx: &mut Ctx<'_>, to: Leave) -> bool {
     false
 }
 
+/// Records that the lanes of `lanes`, a part of EXEC, break out of the loop that is construct
+/// `n` while the others go on: they leave the masks of the constructs inside the loop and the
+/// loop's active mask, as [`leave`] takes a break's lanes out (never a direct branch, since
+/// other lanes stay). EXEC is left as it is.
+pub(crate) fn break_lanes(ctx: &mut Ctx<'_>, n: usize, lanes: Temp) {
+    for c in n..ctx.masks.stack.len() {
+        match ctx.masks.stack[c].kind {
+            Kind::If { saved } => remove_lanes(ctx, saved, Operand::temp(lanes)),
+            Kind::Loop { active, .. } => remove_lanes(ctx, active, Operand::temp(lanes)),
+        }
+    }
+}
+
+/// The lanes of EXEC whose bit in `mask` is `set` (`mask` may have bits outside EXEC).
+pub(crate) fn exec_lanes(ctx: &mut Ctx<'_>, mask: Temp, set: bool) -> Temp {
+    let (op32, op64) = if set { (Opcode::SAndB32, Opcode::SAndB64) } else { (Opcode::SAndn2B32, Opcode::SAndn2B64) };
+    binary(ctx, op32, op64, ctx.exec(), Operand::temp(mask))
+}
+
+/// EXEC loses the lanes of `lanes`.
+pub(crate) fn remove_from_exec(ctx: &mut Ctx<'_>, lanes: Temp) {
+    let opcode = if ctx.wave == 64 { Opcode::SAndn2B64 } else { Opcode::SAndn2B32 };
+    let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
+    ctx.emit(Inst::new(opcode, &[exec_def, Ctx::scc_clobber()], &[exec, Operand::temp(lanes)]));
+}
+
 /// Ends the current block with a branch to the innermost construct's restore point (or to
 /// the end of the program), set when that block is made.
 pub(crate) fn jump_to_restore(ctx: &mut Ctx<'_>) {
     ctx.marker(Opcode::PBranch);
+    record_jump(ctx);
+}
+
+/// Ends the current block with a branch to the innermost construct's restore point when EXEC
+/// is zero (the lanes that remain go on in the next block).
+pub(crate) fn jump_to_restore_if_no_lanes(ctx: &mut Ctx<'_>) {
+    branch_if_no_lanes(ctx);
+    record_jump(ctx);
+}
+
+/// Records the branch ending the current block as one to the innermost construct's restore
+/// point, with what the structure carries there.
+fn record_jump(ctx: &mut Ctx<'_>) {
     let jump = Jump { block: ctx.cur, flow: ctx.masks.flow.clone() };
     match ctx.masks.stack.last_mut() {
         Some(c) => c.jumps.push(jump),
@@ -221,8 +264,13 @@ pub(crate) fn jump_to_restore(ctx: &mut Ctx<'_>) {
 
 /// `slot &= !exec`.
 fn remove_exec(ctx: &mut Ctx<'_>, slot: usize) {
+    remove_lanes(ctx, slot, ctx.exec());
+}
+
+/// `slot &= !lanes`.
+fn remove_lanes(ctx: &mut Ctx<'_>, slot: usize, lanes: Operand) {
     if let Some(m) = get(ctx, slot) {
-        let r = binary(ctx, Opcode::SAndn2B32, Opcode::SAndn2B64, Operand::temp(m), ctx.exec());
+        let r = binary(ctx, Opcode::SAndn2B32, Opcode::SAndn2B64, Operand::temp(m), lanes);
         ctx.masks.flow.slots[slot] = Some(r);
     }
 }

@@ -10,6 +10,7 @@
 //! a lane mask (`v_cmp_*`) when divergent and a deferred `s_cmp_*` when uniform (a uniform
 //! float compare is a VALU compare whose mask is tested with `s_cmp_lg`).
 
+use super::control::{self, Cond};
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{BinaryOp, ConvOp, FloatCC, InstData, IntCC, Type, UnaryOp, Value};
@@ -654,9 +655,13 @@ fn fcmp(ctx: &mut Ctx<'_>, cc: FloatCC, a: Value, b: Value, r: Value) -> Result<
 
 fn select_value(ctx: &mut Ctx<'_>, c: Value, t: Value, f: Value, r: Value) -> Result<Val, IselError> {
     let ty = ctx.func.dfg.value_type(r);
-    // An f16 is selected whole in its 32-bit register.
-    if !matches!(ty.bits(), 16 | 32) {
-        return Err(ctx.unsupported(format!("a select of {ty} (only 16- and 32-bit values so far)")));
+    // An f16 is selected whole in its 32-bit register; booleans (lane masks when divergent)
+    // and 64-bit values the way a branch's arguments are chosen.
+    if ty == Type::I1 || !matches!(ty.bits(), 16 | 32) {
+        let cond = if ctx.div.is_divergent(r) { Cond::Lanes(ctx.lane_mask_of(c)?) } else { Cond::Scalar(ctx.val(c)?) };
+        let param = control::param_kind(ctx, r)?;
+        let (t, f) = (ctx.val(t)?, ctx.val(f)?);
+        return control::select_val(ctx, cond, t, f, param);
     }
     if ctx.div.is_divergent(r) {
         let mask = ctx.lane_mask_of(c)?;

@@ -156,8 +156,17 @@ fn region_at(ctx: &mut Ctx<'_>, mut block: Block, stop: Option<Block>) -> Result
                 let c = cond_of(ctx, block, *cond)?;
                 let (t, f) = (edge(ctx, &dests[0])?, edge(ctx, &dests[1])?);
                 let join = ctx.joins.join(block, &ctx.loops);
-                let exits = two_way(ctx, c, Body::Edge(t), Body::Edge(f), join)?;
-                after_branch(ctx, block, exits, join, stop)?
+                let early = match c {
+                    Cond::Lanes(m) if join.is_none() => loops::break_early(ctx, m, &t, &f, stop)?,
+                    _ => None,
+                };
+                match early {
+                    Some(step) => step,
+                    None => {
+                        let exits = two_way(ctx, c, Body::Edge(t), Body::Edge(f), join)?;
+                        after_branch(ctx, block, exits, join, stop)?
+                    }
+                }
             }
             InstData::Switch { arg, cases, dests } => {
                 let (arms, default) = switch_arms(ctx, block, *arg, cases, dests)?;
@@ -580,7 +589,7 @@ fn same_target(ctx: &mut Ctx<'_>, block: Block, cond: Value, dests: &[BlockCall;
 }
 
 /// `c ? t : f` for a parameter of kind `p`.
-fn select_val(ctx: &mut Ctx<'_>, c: Cond, t: Val, f: Val, p: Param) -> Result<Val, IselError> {
+pub(super) fn select_val(ctx: &mut Ctx<'_>, c: Cond, t: Val, f: Val, p: Param) -> Result<Val, IselError> {
     let mask = |ctx: &mut Ctx<'_>| match c {
         Cond::Lanes(m) => Ok(m),
         Cond::Scalar(v) => ctx.mask_of_val(v),
@@ -786,10 +795,14 @@ fn end_block(ctx: &mut Ctx<'_>, block: u32, logical: bool) {
     ctx.cur = saved;
 }
 
-/// Points the branch ending `from` at `to`, on the linear CFG.
+/// Points the branch ending `from` at `to`, on the linear CFG. The target is the block's first
+/// linear successor: a conditional branch whose fallthrough is known first (an early break's,
+/// [`loops::break_early`]) gets its target in front of it.
 pub(super) fn link(ctx: &mut Ctx<'_>, from: u32, to: u32) {
     set_target(ctx, from, to);
     ctx.mir.add_linear_edge(from, to);
+    let succs = &mut ctx.mir.blocks[from as usize].linear_succs;
+    succs.rotate_right(1);
 }
 
 /// A new block where the branches `jumps` go, the current one, with their flows merged.

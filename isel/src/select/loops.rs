@@ -164,6 +164,58 @@ pub(super) fn break_loop(ctx: &mut Ctx<'_>, edge: Edge) -> Result<(), IselError>
     Ok(())
 }
 
+/// A divergent branch on `mask` (the lanes taking `then`) from the current block, one of whose
+/// arms is a plain break out of the loop being selected: the breaking lanes leave the loop's
+/// masks and EXEC in this block, and the others go on in the other arm with no divergent if
+/// around it (the module comment of [`crate::exec_mask`], "early break"). This is the test of a
+/// `while` loop's header. Taken when the loop has one exit target with no parameters and no
+/// lane masks to carry out (the exit then needs no phi operand from this block, which also
+/// goes on into the loop); returns `None` otherwise, for the general divergent if.
+pub(super) fn break_early(
+    ctx: &mut Ctx<'_>,
+    mask: Temp,
+    then: &Edge,
+    other: &Edge,
+    stop: Option<Block>,
+) -> Result<Option<Step>, IselError> {
+    let Some(frame) = ctx.frames.last() else { return Ok(None) };
+    let leaves = |e: &Edge| e.block != frame.header && !ctx.loops.contains(frame.ir, e.block);
+    let (brk, stay, set) = match (leaves(then), leaves(other)) {
+        (true, false) => (then, other, true),
+        (false, true) => (other, then, false),
+        _ => return Ok(None),
+    };
+    let plain = frame.targets.len() == 1
+        && frame.targets[0].block == brk.block
+        && frame.targets[0].params.is_empty()
+        && frame.live_masks.is_empty();
+    if !plain {
+        return Ok(None);
+    }
+    let level = frame.level;
+    ctx.marker(Opcode::PLogicalEnd);
+    let lanes = exec_mask::exec_lanes(ctx, mask, set);
+    exec_mask::break_lanes(ctx, level, lanes);
+    let block = ctx.cur;
+    let taken = Taken {
+        block,
+        args: brk.args.clone(),
+        ops: Ops::new(),
+        flow: ctx.masks.flow.clone(),
+        direct: false,
+        live: SmallVec::new(),
+    };
+    ctx.frames.last_mut().expect("the loop's frame").breaks.push((0, taken));
+    exec_mask::remove_from_exec(ctx, lanes);
+    exec_mask::jump_to_restore_if_no_lanes(ctx);
+    let next = ctx.new_block();
+    ctx.mir.add_linear_edge(block, next);
+    ctx.mir.add_logical_edge(block, next);
+    ctx.cur = next;
+    ctx.marker(Opcode::PLogicalStart);
+    Ok(Some(arrive(ctx, stay.clone(), stop)?))
+}
+
 /// Selects the loop headed by `entry.block`, entered from the current block, and goes on at
 /// its exit (see the module comment for the blocks).
 pub(super) fn select_loop(ctx: &mut Ctx<'_>, entry: Edge, stop: Option<Block>) -> Result<Step, IselError> {

@@ -1,9 +1,11 @@
-//! Scheduling-related passes on allocated MIR: [`hazards`] inserts the `s_nop` and
+//! Scheduling-related passes on allocated MIR: [`branches`] first removes the branches and
+//! EXEC flips that exec-mask lowering leaves and nothing needs, then [`hazards`] inserts the `s_nop` and
 //! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
 //! `s_waitcnt` from per-counter scoreboards, and [`delay_alu`] adds gfx11's `s_delay_alu`
 //! issue hints last. The pre-RA scheduler comes later.
 #![deny(missing_docs)]
 
+pub mod branches;
 pub mod delay_alu;
 pub mod hazards;
 pub mod waitcnt;

@@ -62,7 +62,7 @@ fn lower(func: &Function, b: usize, inst: &Inst) -> Result<Option<Placed>, EmitE
             .ok_or(EmitError::BadBranch { block: b, what: "no linear successor to branch to" })
     };
     let real = match inst.opcode {
-        Opcode::PStartPgm | Opcode::PLogicalStart | Opcode::PLogicalEnd => return Ok(None),
+        op if op.is_marker() => return Ok(None),
         Opcode::PBranch => {
             let t = target()?;
             if t == b + 1 {

@@ -50,7 +50,7 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 6] = ["isel", "hoist", "regalloc", "hazards", "waitcnt", "delay_alu"];
+const MACHINE_STAGES: [&str; 7] = ["isel", "hoist", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -396,6 +396,11 @@ fn compile_kernel(
     isa::encode::widen_to_vop3(&mut mir);
     timed("regalloc", t);
     print("regalloc", &mir);
+    // Before the hazards and waits, which then count on the final instruction stream and paths.
+    let t = Instant::now();
+    sched::branches::simplify_branches(&mut mir);
+    timed("branches", t);
+    print("branches", &mir);
     let t = Instant::now();
     let hazards = sched::hazards::resolve_hazards(&mut mir, target);
     isel::strip_implicit(&mut mir);

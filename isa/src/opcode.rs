@@ -475,6 +475,13 @@ impl Opcode {
             || matches!(self, Opcode::PBranch | Opcode::PCbranchExecz | Opcode::PCbranchScc0 | Opcode::SEndpgm)
     }
 
+    /// Whether this pseudo-instruction only marks a point of the program and becomes nothing
+    /// in the code: `p_startpgm` (the inputs, in their registers already) and the bounds of a
+    /// block's logical part. The last stages see no other pseudo-instructions but branches.
+    pub fn is_marker(self) -> bool {
+        matches!(self, Opcode::PStartPgm | Opcode::PLogicalStart | Opcode::PLogicalEnd)
+    }
+
     /// Whether this is a pseudo-instruction (never encoded).
     pub fn is_pseudo(self) -> bool {
         self.format(Family::Gfx11) == Format::Pseudo

@@ -468,6 +468,14 @@ impl OpInfo {
     pub fn num_srcs(&self) -> usize {
         self.srcs().count()
     }
+
+    /// Whether this vector operation moves a value between one lane of a VGPR and an SGPR
+    /// (`v_readlane`, `v_readfirstlane`, `v_writelane`): its result is an SGPR that is not a
+    /// lane mask, or it names a lane. It acts on that lane whatever EXEC holds, so with no
+    /// lane active it reads or writes a lane no path meant to.
+    pub fn is_lane_access(&self) -> bool {
+        self.enc.is_valu() && (self.defs().any(|s| s.kind == Kind::S) || self.uses().any(|s| s.kind == Kind::L))
+    }
 }
 
 /// Whether an operand could stand in a slot of `kind`, judged by its register file (or its
@@ -964,5 +972,15 @@ mod tests {
         let load = t.get(Opcode::GlobalLoadB32).unwrap();
         assert_eq!(load.slots.last().map(|s| (s.field, s.optional)), Some((Field::Saddr, true)));
         assert_eq!(t.at(Enc::Sopp, 0x30).map(|o| o.opcode), Some(Opcode::SEndpgm));
+    }
+
+    #[test]
+    fn the_lane_accesses_are_the_readlanes_and_writelane() {
+        for family in [Family::Gfx11, Family::Gfx9] {
+            let mut names: Vec<&str> =
+                table(family).ops.iter().filter(|o| o.is_lane_access()).map(|o| o.name).collect();
+            names.sort_unstable();
+            assert_eq!(names, ["v_readfirstlane_b32", "v_readlane_b32", "v_writelane_b32"], "{family:?}");
+        }
     }
 }

@@ -1,10 +1,13 @@
 //! Scheduling-related passes on MIR. Before register allocation, [`hoist`] moves
-//! loop-invariant ALU instructions out of loops. On allocated MIR, [`hazards`] inserts the `s_nop` and
+//! loop-invariant ALU instructions out of loops. On allocated MIR, [`branches`] first removes
+//! the branches and EXEC flips that exec-mask lowering leaves and nothing needs, then
+//! [`hazards`] inserts the `s_nop` and
 //! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
 //! `s_waitcnt` from per-counter scoreboards, and [`delay_alu`] adds gfx11's `s_delay_alu`
 //! issue hints last. The pre-RA scheduler comes later.
 #![deny(missing_docs)]
 
+pub mod branches;
 pub mod delay_alu;
 pub mod hazards;
 pub mod hoist;

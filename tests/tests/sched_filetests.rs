@@ -1,7 +1,7 @@
-//! Filetests of the hazard and waitcnt passes: each file of tests/filetests/sched holds a
-//! target line, a kernel in `.gir`, and the expected MIR after `sched::hazards` and
-//! `sched::waitcnt` and `sched::delay_alu` (selected by isel and allocated by regalloc first), as `; ` lines after
-//! `; output:`. Run with `BLESS=1` to rewrite the expected output when a change is intended;
+//! Filetests of the passes after register allocation: each file of tests/filetests/sched
+//! holds target lines, a kernel in `.gir`, and the expected MIR after `sched::branches`,
+//! `sched::hazards`, `sched::waitcnt` and `sched::delay_alu` (selected by isel and allocated
+//! by regalloc first), as `; ` lines after `; output:`. Run with `BLESS=1` to rewrite the expected output when a change is intended;
 //! each file's leading comment says what the output must show, so a blessed result is checked
 //! by a reader, not just accepted.
 
@@ -18,22 +18,29 @@ fn run(input: &str) -> String {
         target.wave_size = wave.trim().parse().unwrap();
         let mut mir = isel::select(&module, kernel, &target).unwrap().mir;
         regalloc::allocate(&mut mir, target.processor()).unwrap();
+        let branches = sched::branches::simplify_branches(&mut mir);
         let hazards = sched::hazards::resolve_hazards(&mut mir, &target);
         isel::strip_implicit(&mut mir);
         let waits = sched::waitcnt::insert_waits(&mut mir);
         let clause_nops = sched::hazards::break_smem_clauses(&mut mir, &target);
         let delays = sched::delay_alu::insert_delay_alu(&mut mir);
         out.push_str(&format!(
-            "{line}: {} waits, {} nops, {} depctrs, {} delays ({} folded)\n",
+            "{line}: {} jumps, {} flips, {} skips removed; {} waits, {} nops, {} depctrs, {} delays ({} folded)\n",
+            branches.jumps,
+            branches.flips,
+            branches.skips,
             waits.waits,
             hazards.nops + clause_nops,
             hazards.depctrs,
             delays.delays,
             delays.folded
         ));
+
         // Only the instructions the passes care about, so the expectation reads at a glance.
+        check_linear_cfg(&mir);
         for (b, block) in mir.blocks.iter().enumerate() {
-            out.push_str(&format!("BB{b}:\n"));
+            let succs: Vec<String> = block.linear_succs.iter().map(|s| format!(" BB{s}")).collect();
+            out.push_str(&format!("BB{b}:{}{}\n", if succs.is_empty() { "" } else { " ->" }, succs.join(",")));
             for inst in &block.insts {
                 // The inserted instructions read best in assembly syntax (`s_waitcnt vmcnt(1)`).
                 use isa::opcode::Opcode::{SDelayAlu, SNop, SWaitcnt, SWaitcntDepctr, SWaitcntVscnt};
@@ -47,6 +54,28 @@ fn run(input: &str) -> String {
         }
     }
     out
+}
+
+/// The linear CFG is the wave's: its edges mirror each other, a block that ends without a
+/// branch falls through to the next one only, and a conditional branch goes to its target or
+/// the next block.
+fn check_linear_cfg(mir: &isa::mir::Function) {
+    for (b, block) in mir.blocks.iter().enumerate() {
+        for &s in &block.linear_succs {
+            assert!(mir.blocks[s as usize].linear_preds.contains(&(b as u32)), "BB{b} -> BB{s} is not mirrored");
+        }
+        for &p in &block.linear_preds {
+            assert!(mir.blocks[p as usize].linear_succs.contains(&(b as u32)), "BB{p} -> BB{b} is not mirrored");
+        }
+        let next = b as u32 + 1;
+        let expected: Vec<u32> = match block.insts.last().filter(|i| i.opcode.ends_block()) {
+            None => vec![next],
+            Some(i) if i.opcode == isa::opcode::Opcode::SEndpgm => vec![],
+            Some(i) if i.opcode == isa::opcode::Opcode::PBranch => i.fields.target.into_iter().collect(),
+            Some(i) => i.fields.target.into_iter().chain([next]).collect(),
+        };
+        assert_eq!(block.linear_succs.to_vec(), expected, "the linear successors of BB{b}");
+    }
 }
 
 #[test]

@@ -812,7 +812,7 @@ pub fn inline_floats(ctype: ConstType) -> Option<[u32; 9]> {
 /// decoding: [`inline_floats`], and for 16-bit integers the f16 patterns.
 pub fn decoded_inline_floats(ctype: ConstType) -> Option<[u32; 9]> {
     Some(match ctype {
-        ConstType::B32 => INLINE_FLOATS.map(|(_, bits)| bits),
+        ConstType::B32 | ConstType::Pf32 => INLINE_FLOATS.map(|(_, bits)| bits),
         ConstType::F16 | ConstType::I16 | ConstType::Pf16 => {
             [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118]
         }

@@ -323,6 +323,8 @@ pub enum ConstType {
     B64,
     /// Packed f16: f16 inline floats, 32-bit literal.
     Pf16,
+    /// Packed f32 (two dwords, `v_pk_add_f32`): f32 inline floats, 32-bit literal.
+    Pf32,
     /// Integer inline constants only (matrix accumulators).
     Ic,
 }
@@ -780,6 +782,7 @@ fn parse_slot(tok: &str) -> Result<SlotInfo, String> {
         Some("f64") => ConstType::F64,
         Some("b64") => ConstType::B64,
         Some("pf16") => ConstType::Pf16,
+        Some("pf32") => ConstType::Pf32,
         Some("ic") => ConstType::Ic,
         Some(c) => return Err(format!("bad constant type `{c}`")),
     };
@@ -964,5 +967,23 @@ mod tests {
         let load = t.get(Opcode::GlobalLoadB32).unwrap();
         assert_eq!(load.slots.last().map(|s| (s.field, s.optional)), Some((Field::Saddr, true)));
         assert_eq!(t.at(Enc::Sopp, 0x30).map(|o| o.opcode), Some(Opcode::SEndpgm));
+    }
+
+    /// A constant in a two-dword source that takes literals is one 64-bit value or a packed
+    /// pair, never a plain 32-bit one; the 64-bit types are on two-dword sources only. (The
+    /// two-dword sources that take inline constants only, `s_cbranch_g_fork`'s and
+    /// `v_mfma_f64_4x4x4_4b_f64`'s accumulator, keep 32-bit integers.)
+    #[test]
+    fn two_dword_sources_type_their_constants() {
+        for family in [Family::Gfx11, Family::Gfx9] {
+            for info in &table(family).ops {
+                for s in info.slots.iter().filter(|s| s.role == Role::Use && s.kind.literal()) {
+                    let typed = matches!(s.ctype, ConstType::F64 | ConstType::B64 | ConstType::Pf32);
+                    assert_eq!(s.size == 2, typed, "{} {:?}: {:?} of {} dwords", info.name, s.field, s.ctype, s.size);
+                }
+            }
+        }
+        let mov = |f| table(f).get(Opcode::SMovB64).unwrap().slots[1].ctype;
+        assert_eq!((mov(Family::Gfx11), mov(Family::Gfx9)), (ConstType::B64, ConstType::B64));
     }
 }

@@ -317,9 +317,10 @@ pub enum ConstType {
     I16,
     /// bf16: bf16 inline floats (`0.5` is `0x3f00`), 16-bit literal.
     Bf16,
-    /// f64: the constant is the high 32 bits (`1.0` is `0x3ff00000`), literal likewise.
+    /// f64: f64 inline floats, a literal that is the high dword (`0x3ff00000` is 1.0).
     F64,
-    /// 64-bit integer: inline integers, a 32-bit literal (no float inline constants here).
+    /// 64-bit integer: inline integers sign-extended to 64 bits, f64 inline floats (the
+    /// double's bits), a 32-bit literal zero-extended.
     B64,
     /// Packed f16: f16 inline floats, 32-bit literal.
     Pf16,
@@ -327,6 +328,14 @@ pub enum ConstType {
     Pf32,
     /// Integer inline constants only (matrix accumulators).
     Ic,
+}
+
+impl ConstType {
+    /// Whether a constant here is one 64-bit value (an f64 or a 64-bit integer), so that
+    /// [`crate::mir::OperandKind::Const`] holds all 64 bits the source reads.
+    pub fn is_64_bit(self) -> bool {
+        matches!(self, ConstType::F64 | ConstType::B64)
+    }
 }
 
 /// One slot of a table line.

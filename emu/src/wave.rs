@@ -360,19 +360,21 @@ impl Wave {
     // ---- operands ----
 
     /// A source of type `ty` that is the same in every lane (a constant or scalar registers),
-    /// or a VGPR tuple; constants are widened as the hardware does for the type.
+    /// or a VGPR tuple. A constant is the value the decoder gave it by the operand's type
+    /// (`isa::mir::OperandKind::Const`); 16-bit types take its low half.
     pub(crate) fn typed_operand(&self, op: &Operand, ty: Ty) -> Result<Src, FaultKind> {
         if let OperandKind::Const(v) = op.kind {
-            return Ok(Src::Uniform(widen_typed(v, ty)));
+            let half = matches!(ty, Ty::F16 | Ty::I16 | Ty::U16);
+            return Ok(Src::Uniform(if half { v & 0xffff } else { v }));
         }
         self.vector_operand(op, ty.dwords())
     }
 
-    /// A scalar operand of `dwords` (1 or 2) dwords: a constant (sign-extended to 64 bits for
-    /// a 64-bit operand) or scalar registers.
+    /// A scalar operand of `dwords` (1 or 2) dwords: a constant (the value the decoder gave it,
+    /// all 64 bits of a 64-bit operand's) or scalar registers.
     pub(crate) fn scalar_operand(&self, op: &Operand, dwords: u16) -> Result<u64, FaultKind> {
         match (op.kind, op.reg) {
-            (OperandKind::Const(v), _) => Ok(widen_const(v, dwords)),
+            (OperandKind::Const(v), _) => Ok(v),
             (_, Some(reg)) if reg.reg_type() == RegType::Sgpr => self.read_sregs(reg, dwords),
             (_, Some(reg)) => Err(FaultKind::Malformed {
                 opcode: String::new(),
@@ -426,31 +428,6 @@ impl Wave {
                 }
             }
         }
-    }
-}
-
-/// A 32-bit constant widened to an operand of `dwords` dwords: an integer inline constant
-/// (-16..=64) sign-extended, a literal zero-extended. (LLVM materializes a 64-bit immediate as
-/// a 32-bit literal exactly when it fits in 32 bits unsigned: `isUInt<32>` for `v_mov_b64`,
-/// `APInt::isIntN(32)` for `s_mov_b64`, in SIInstrInfo's pseudo expansion.)
-pub(crate) fn widen_const(v: u32, dwords: u16) -> u64 {
-    if dwords >= 2 && (-16..=64).contains(&(v as i32)) {
-        v as i32 as i64 as u64
-    } else {
-        v as u64
-    }
-}
-
-/// A constant as a source of type `ty`: f64 float constants and literals are their high dword
-/// (integer inline constants, -16..=64, are the integer itself, sign-extended); 64-bit integer
-/// literals are zero-extended (see [`widen_const`]); 16-bit types take the low half.
-pub(crate) fn widen_typed(v: u32, ty: Ty) -> u64 {
-    match ty {
-        Ty::F64 if !(-16..=64).contains(&(v as i32)) => (v as u64) << 32,
-        Ty::F64 => v as i32 as i64 as u64,
-        Ty::I64 | Ty::U64 => widen_const(v, 2),
-        Ty::F16 | Ty::I16 | Ty::U16 => v as u64 & 0xffff,
-        _ => v as u64,
     }
 }
 
@@ -515,18 +492,5 @@ mod tests {
         assert!(w.check_vdef(PhysReg::vgpr(7), 2).is_err(), "v8 is outside the allocation");
         w.release_vgprs();
         assert!(matches!(w.vector_operand(&op, 1), Err(FaultKind::VgprsReleased { .. })));
-    }
-
-    #[test]
-    fn constants_widen_by_sign_and_type() {
-        assert_eq!(widen_const(0xffff_fff0, 2), 0xffff_ffff_ffff_fff0);
-        assert_eq!(widen_const(0xffff_fff0, 1), 0xffff_fff0);
-        // A literal is zero-extended: `v_mov_b64 v[0:1], 0xffffffff` is 2^32 - 1.
-        assert_eq!(widen_const(0xffff_ffff - 100, 2), 0xffff_ffff - 100);
-        assert_eq!(widen_typed(0x8000_0000, Ty::U64), 0x8000_0000);
-        assert_eq!(widen_typed(0x3ff0_0000, Ty::F64), 1.0f64.to_bits());
-        assert_eq!(widen_typed(2, Ty::F64), 2);
-        assert_eq!(widen_typed(0xffff_ffff, Ty::F64), u64::MAX);
-        assert_eq!(widen_typed(0xffff_3c00, Ty::F16), 0x3c00);
     }
 }

@@ -402,3 +402,69 @@ fn permlane64_swaps_the_halves_of_a_wave64() {
         }
     }
 }
+
+/// The constants of 64-bit operands read what the hardware reads: a 64-bit integer's literal
+/// zero-extended (0xffffffff is 2^32 - 1, not the inline -1, which is all ones), a float inline
+/// constant as the double (also in an integer operand: `v_mov_b64 v[4:5], -1.0` is
+/// 0xbff0000000000000), an f64's literal as its high dword.
+#[test]
+fn constants_of_64_bit_operands_read_as_the_hardware_does() {
+    let gfx942 = "{prologue}
+  v_mov_b32 v1, 0
+  v_mov_b64 v[2:3], 0xffffffff
+  v_mov_b64 v[4:5], -1.0
+  v_mov_b64 v[6:7], -1
+  v_mov_b64 v[8:9], 0.15915494309189532
+  s_mov_b64 s[8:9], 0xffffffff
+  s_mov_b64 s[10:11], -1.0
+  v_cmp_eq_u64 vcc, 0xffffffff, v[2:3]
+  s_nop 1
+  v_cndmask_b32 v10, 0, 1, vcc
+  v_mov_b64 v[12:13], s[8:9]
+  v_mov_b64 v[14:15], s[10:11]
+  global_store_dwordx2 v1, v[2:3], s[6:7]
+  global_store_dwordx2 v1, v[4:5], s[6:7] offset:8
+  global_store_dwordx2 v1, v[6:7], s[6:7] offset:16
+  global_store_dwordx2 v1, v[8:9], s[6:7] offset:24
+  global_store_dwordx2 v1, v[12:13], s[6:7] offset:32
+  global_store_dwordx2 v1, v[14:15], s[6:7] offset:40
+  global_store_dword v1, v10, s[6:7] offset:48";
+    let gfx1100 = "{prologue}
+  v_mov_b32 v1, 0
+  s_mov_b64 s[8:9], 0xffffffff
+  s_mov_b64 s[10:11], -1.0
+  s_mov_b64 s[12:13], -1
+  v_mov_b32 v2, s8
+  v_mov_b32 v3, s9
+  v_mov_b32 v4, s10
+  v_mov_b32 v5, s11
+  v_mov_b32 v6, s12
+  v_mov_b32 v7, s13
+  v_mov_b32 v10, 0
+  v_mov_b32 v11, 0
+  v_add_f64 v[8:9], 0x40080000, v[10:11]
+  v_cmp_eq_u64 vcc_lo, 0xffffffff, v[2:3]
+  v_cndmask_b32 v12, 0, 1, vcc_lo
+  global_store_b64 v1, v[2:3], s[6:7]
+  global_store_b64 v1, v[4:5], s[6:7] offset:8
+  global_store_b64 v1, v[6:7], s[6:7] offset:16
+  global_store_b64 v1, v[8:9], s[6:7] offset:24
+  global_store_b32 v1, v12, s[6:7] offset:32";
+    let dwords = |v: u64| [v as u32, (v >> 32) as u32];
+    let minus_one = (-1.0f64).to_bits();
+    let inv_2pi = 0.15915494309189532f64.to_bits();
+    let expected942: Vec<u32> = [0xffff_ffff, minus_one, u64::MAX, inv_2pi, 0xffff_ffff, minus_one]
+        .into_iter()
+        .flat_map(dwords)
+        .chain([1])
+        .collect();
+    let expected1100: Vec<u32> =
+        [0xffff_ffff, minus_one, u64::MAX, 3.0f64.to_bits()].into_iter().flat_map(dwords).chain([1]).collect();
+    for (cpu, wave64, body, expected) in
+        [("gfx942", false, gfx942, &expected942), ("gfx1100", false, gfx1100, &expected1100)]
+    {
+        let p = kernel(cpu, wave64, &spell(body, cpu));
+        let out = run(&p, 1, expected.len()).unwrap_or_else(|e| panic!("{cpu}: {e}"));
+        assert_eq!(&out, expected, "{cpu}");
+    }
+}

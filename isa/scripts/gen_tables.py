@@ -568,7 +568,9 @@ def classify(fam, row, d):
             if pat == ('lit', 'lit', 'lit') and s.size == 1:
                 ct = 'bf16' if cls('0x3f00') == 'inl' else 'ic'
             if s.size == 2 and ct is None:
-                ct = 'b64'
+                # Two dwords whose constants are f32s (0x3f000000 inline): packed f32
+                # (v_pk_fma_f32, v_pk_mov_b32), each half a 32-bit value.
+                ct = 'pf32'
             if ct == 'x':
                 ct = 'u:' + '-'.join(pat)
             s.ctype = ct
@@ -858,6 +860,11 @@ def probe_salu(cpu, fam, rows):
                 s.kind = 's'
             elif not d['literal']:
                 s.kind = 'l'
+            elif s.size == 2:
+                # A 64-bit SALU source reads constants as a 64-bit integer: llvm-mc-19 encodes
+                # `0.5` as the inline f64 constant and 0x3f000000 as a zero-extended literal
+                # (isa/tests/llvm_mc.rs checks both on every such source).
+                s.ctype = 'b64'
 
 
 def probe_mubuf(cpu, fam, rows):

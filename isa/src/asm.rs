@@ -15,7 +15,7 @@
 //! (llvm-mc accepts both): an SMEM offset of 0 without `soffset` is `null` on GFX11, branch
 //! offsets are unsigned 16-bit numbers (`s_branch 65533`), and `s_version` is symbolic.
 
-use crate::encoding::{default_opsel_hi, inline_floats, literal_is_16_bit, Bits};
+use crate::encoding::{default_opsel_hi, inline_field_typed, inline_integer, literal_for, Bits};
 use crate::mir::{DisplayInst, Dpp, Inst, Operand, OperandKind};
 use crate::opcode::{Family, Opcode};
 use crate::reg::{reg_name, PhysReg, RegClass};
@@ -174,7 +174,7 @@ impl Printer<'_> {
             {
                 format!("{v:#x}")
             }
-            (OperandKind::Const(v), _) if slot.kind == Kind::K => constant(v, ConstType::B64),
+            (OperandKind::Const(v), _) if slot.kind == Kind::K => constant(v, ConstType::Ic),
             (OperandKind::Const(v), _) => constant(v, slot.ctype),
             (_, Some(reg)) => reg_name(reg, size),
             (OperandKind::Temp(t), None) => t.to_string(),
@@ -462,24 +462,20 @@ fn hex_signed(v: i32) -> String {
     }
 }
 
-/// A constant of type `ctype` as LLVM prints it: integers -16..=64 in decimal, the float
-/// inline constants of the type as floats, anything else in hexadecimal.
-fn constant(v: u32, ctype: ConstType) -> String {
-    let int = if literal_is_16_bit(ctype) && v <= 0xffff { v as u16 as i16 as i32 } else { v as i32 };
-    if (-16..=64).contains(&int) {
-        return int.to_string();
+/// A constant of type `ctype` as LLVM prints it: an inline integer (-16..=64) in decimal, a
+/// float inline constant of the type as a float, anything else as its literal in hexadecimal
+/// (an f64's high dword; a value no literal reads as, which the encoder refuses, whole).
+fn constant(v: u64, ctype: ConstType) -> String {
+    const TEXT: [&str; 8] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"];
+    let Some(field) = inline_field_typed(v, ctype) else {
+        return literal_for(v, ctype).map_or_else(|_| format!("{v:#x}"), |literal| format!("{literal:#x}"));
+    };
+    match inline_integer(field) {
+        Some(int) => int.to_string(),
+        None if field == 248 && ctype.is_64_bit() => String::from("0.15915494309189532"),
+        None if field == 248 => String::from("0.15915494"),
+        None => TEXT[(field - 240) as usize].to_string(),
     }
-    if let Some(floats) = inline_floats(ctype) {
-        const TEXT: [&str; 8] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"];
-        if let Some(i) = floats.iter().position(|&f| f == v) {
-            return match (i, ctype) {
-                (8, ConstType::F64) => String::from("0.15915494309189532"),
-                (8, _) => String::from("0.15915494"),
-                _ => TEXT[i].to_string(),
-            };
-        }
-    }
-    format!("{v:#x}")
 }
 
 /// The text of an immediate slot.
@@ -859,7 +855,12 @@ mod tests {
         assert_eq!(sendmsg_text(Family::Gfx9, 0x55), "sendmsg(5, 5, 0)");
         assert_eq!(sendmsg_text(Family::Gfx9, 0x400), "1024");
         assert_eq!(constant(0x3e22_f983, ConstType::B32), "0.15915494");
-        assert_eq!(constant(0x3ff0_0000, ConstType::F64), "1.0");
+        assert_eq!(constant(1.0f64.to_bits(), ConstType::F64), "1.0");
+        assert_eq!(constant(3.0f64.to_bits(), ConstType::F64), "0x40080000");
+        assert_eq!(constant(0.15915494309189532f64.to_bits(), ConstType::B64), "0.15915494309189532");
+        assert_eq!(constant((-1.0f64).to_bits(), ConstType::B64), "-1.0");
+        assert_eq!(constant(u64::MAX, ConstType::B64), "-1");
+        assert_eq!(constant(0xffff_ffff, ConstType::B64), "0xffffffff");
         assert_eq!(constant(0x3c00, ConstType::F16), "1.0");
         assert_eq!(constant(0xffff, ConstType::F16), "-1");
         assert_eq!(
@@ -873,7 +874,7 @@ mod tests {
         assert_eq!(depctr_text(0xfff), "0xfff");
         assert_eq!(swizzle_text(100), " offset:swizzle(BITMASK_PERM,\"00p11\")");
         assert_eq!(constant(0x3f80_0000, ConstType::B64), "0x3f800000");
-        assert_eq!(constant(-16i32 as u32, ConstType::B32), "-16");
+        assert_eq!(constant(u64::from(-16i32 as u32), ConstType::B32), "-16");
         assert_eq!(hex_signed(-4), "-0x4");
     }
 }

@@ -15,14 +15,14 @@
 use crate::constant_bus;
 use crate::encode::tuple_problem_in;
 use crate::encoding::{
-    dpp16, dpp8, ds, field_sreg, global, inline_value_typed, literal_is_16_bit, mai, mubuf, opcode_at, sdwa, smem,
-    sop1, sop2, sopc, sopk, sopp, vop1, vop2, vop3, vop3p, vopc, vopd, Bits, LITERAL, SEG_FLAT, SEG_GLOBAL,
-    SEG_SCRATCH, SRC_DPP16, SRC_DPP8, SRC_DPP8_FI, SRC_SDWA, SRC_VGPR0,
+    dpp16, dpp8, ds, field_sreg, global, inline_field_typed, inline_value_typed, literal_is_16_bit, literal_value, mai,
+    mubuf, opcode_at, sdwa, smem, sop1, sop2, sopc, sopk, sopp, vop1, vop2, vop3, vop3p, vopc, vopd, Bits, LITERAL,
+    SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, SRC_DPP16, SRC_DPP8, SRC_DPP8_FI, SRC_SDWA, SRC_VGPR0,
 };
 use crate::mir::{CachePolicy, Def, Dpp, Inst, Operand, Sdwa};
 use crate::opcode::{Family, Format};
 use crate::reg::{PhysReg, RegClass, RegType};
-use crate::table::{self, ConstType, Enc, Field, Form, Kind, OpInfo, Role, SlotInfo};
+use crate::table::{self, Enc, Field, Form, Kind, OpInfo, Role, SlotInfo};
 use thiserror::Error;
 
 /// Why bytes do not decode. The caller knows where the instruction started; the error names
@@ -318,40 +318,25 @@ impl Decoder<'_> {
             if !(slot.kind.literal() && literal_ok) {
                 return Err(self.operand_error(field, "a literal where the operand takes none"));
             }
-            let value = match self.literal {
-                Some(v) => v,
-                None => {
-                    let v = self.dword()?;
-                    self.literal = Some(v);
-                    v
-                }
-            };
+            let value = self.literal()?;
             if literal_is_16_bit(slot.ctype) && value > 0xffff {
                 return Err(self.operand_error(value, "a 16-bit operand's literal with high bits set"));
             }
-            // A 64-bit operand's constant in the MIR is an inline constant (sign-extended) when
-            // its value is one, else a literal (zero-extended, or the high dword of an f64), as
-            // the encoder chooses; a literal the encoder would have written inline cannot be
-            // told apart, so it is refused rather than read as something else.
-            let inline_range = (-16..=64).contains(&(value as i32));
-            let ambiguous = match (slot.size, slot.ctype) {
-                (2.., ConstType::F64) => inline_range,
-                (2.., _) => inline_range && value > 64,
-                _ => false,
-            };
-            if ambiguous {
-                return Err(self.operand_error(
-                    value,
-                    "a 64-bit operand's literal that gcnc's MIR would read as an inline constant",
-                ));
+            // A literal whose value an inline constant of the operand also gives is refused: the
+            // encoder writes that value inline, so the bytes would not come back (LLVM writes
+            // none; a 64-bit operand's literal 0xffffffff is no such literal, as it reads
+            // 0x00000000ffffffff, and the inline -1 reads all ones).
+            let read = literal_value(value, slot.ctype);
+            if inline_field_typed(read, slot.ctype).is_some() {
+                return Err(self.operand_error(value, "a literal whose value an inline constant of the operand has"));
             }
-            return Ok(Value::Op(Operand::constant(value)));
+            return Ok(Value::Op(Operand::constant64(read)));
         }
         if !slot.kind.inline() {
             return Err(self.operand_error(field, "a constant where the operand is a register"));
         }
         match inline_value_typed(field, slot.ctype) {
-            Some(v) => Ok(Value::Op(Operand::constant(v))),
+            Some(v) => Ok(Value::Op(Operand::constant64(v))),
             None => Err(self.operand_error(
                 field,
                 "a special source (src_scc, execz, shared base, ...) or a float constant the operand lacks",
@@ -380,16 +365,23 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    fn literal_operand(&mut self) -> Result<Value, DecodeError> {
-        let v = match self.literal {
-            Some(v) => v,
+    /// The literal dword: read after the instruction's words the first time, then the same
+    /// for every operand that reads it.
+    fn literal(&mut self) -> Result<u32, DecodeError> {
+        match self.literal {
+            Some(v) => Ok(v),
             None => {
                 let v = self.dword()?;
                 self.literal = Some(v);
-                v
+                Ok(v)
             }
-        };
-        Ok(Value::Op(Operand::constant(v)))
+        }
+    }
+
+    /// The operand of a literal slot (`v_fmamk_f32`'s K): the literal as `slot` reads it.
+    fn literal_operand(&mut self, slot: &SlotInfo) -> Result<Value, DecodeError> {
+        let literal = self.literal()?;
+        Ok(Value::Op(Operand::constant64(literal_value(literal, slot.ctype))))
     }
 
     fn salu(&mut self, inst: &mut Inst, w0: u32) -> Result<(), DecodeError> {
@@ -417,7 +409,7 @@ impl Decoder<'_> {
                 Field::Sdst => d.sreg(s, sdst)?,
                 Field::Ssrc0 => d.src(s, ssrc0, false, true, false)?,
                 Field::Ssrc1 => d.src(s, ssrc1, false, true, false)?,
-                Field::Lit => d.literal_operand()?,
+                Field::Lit => d.literal_operand(s)?,
                 _ => unreachable!("SALU slots"),
             }))
         })
@@ -694,7 +686,7 @@ impl Decoder<'_> {
                     _ => d.value(s, PhysReg::VCC),
                 },
                 (Field::Vdst, _) => d.reg8(s, vdst, false)?,
-                (Field::Lit, _) => d.literal_operand()?,
+                (Field::Lit, _) => d.literal_operand(s)?,
                 (Field::Src0, _) => match sdwa_word {
                     Some(w) if sdwa::SCALAR[0].get(w) != 0 => d.src(s, sdwa::SRC0.get(w), false, false, false)?,
                     Some(w) => d.vreg(s, sdwa::SRC0.get(w), false)?,
@@ -834,7 +826,7 @@ impl Decoder<'_> {
                     Field::Vdst => d.vreg(s, vdst, false)?,
                     Field::Src0 => d.src(s, src0, true, true, false)?,
                     Field::Src1 => d.vreg(s, vsrc1, false)?,
-                    _ => d.literal_operand()?,
+                    _ => d.literal_operand(s)?,
                 }))
             })?;
         }

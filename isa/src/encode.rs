@@ -12,14 +12,14 @@
 
 use crate::constant_bus;
 use crate::encoding::{
-    default_opsel_hi, dpp16, dpp8, ds, global, inline_field_typed, literal_is_16_bit, mai, mubuf, sdwa, smem, sop1,
-    sop2, sopc, sopk, sopp, sreg_field, vop1, vop2, vop3, vop3_number, vop3p, vopc, vopd, Bits, LITERAL, SEG_FLAT,
+    default_opsel_hi, dpp16, dpp8, ds, global, inline_field_typed, literal_for, mai, mubuf, sdwa, smem, sop1, sop2,
+    sopc, sopk, sopp, sreg_field, vop1, vop2, vop3, vop3_number, vop3p, vopc, vopd, Bits, LITERAL, SEG_FLAT,
     SEG_GLOBAL, SEG_SCRATCH, SRC_DPP16, SRC_DPP8, SRC_DPP8_FI, SRC_SDWA, SRC_VGPR0,
 };
 use crate::mir::{Dpp, Inst, Operand, OperandKind, Sdwa};
 use crate::opcode::{Family, Opcode};
 use crate::reg::{reg_name, PhysReg, RegType};
-use crate::table::{self, form_of, Enc, Field, Form, Kind, OpInfo, Role, SlotInfo};
+use crate::table::{self, form_of, ConstType, Enc, Field, Form, Kind, OpInfo, Role, SlotInfo};
 use core::fmt;
 use smallvec::SmallVec;
 use thiserror::Error;
@@ -115,18 +115,18 @@ pub enum EncodeError {
         /// Which one.
         pos: Position,
         /// The constant.
-        value: u32,
+        value: u64,
         /// Why no literal may stand there.
         reason: &'static str,
     },
-    /// Two different constants need literals; an instruction carries one literal value.
-    #[error("{name}: the constants {first:#x} and {second:#x} both need a literal; an instruction has one")]
+    /// Two constants need different literals; an instruction carries one literal dword.
+    #[error("{name}: the constants need the literals {first:#x} and {second:#x}; an instruction has one")]
     TwoLiterals {
         /// The assembly name.
         name: &'static str,
-        /// The first literal.
+        /// The first literal dword.
         first: u32,
-        /// The second literal.
+        /// The second literal dword.
         second: u32,
     },
     /// Too many scalar values (distinct SGPRs and the literal) for a vector instruction.
@@ -502,20 +502,7 @@ impl<'a> Encoder<'a> {
             if !reason.is_empty() {
                 return Err(EncodeError::LiteralNotAllowed { name: self.name, pos, value, reason });
             }
-            if literal_is_16_bit(slot.ctype) && value > 0xffff {
-                return Err(EncodeError::LiteralNotAllowed {
-                    name: self.name,
-                    pos,
-                    value,
-                    reason: "a 16-bit operand's literal has 16 bits",
-                });
-            }
-            match self.literal {
-                Some(first) if first != value => {
-                    return Err(EncodeError::TwoLiterals { name: self.name, first, second: value })
-                }
-                _ => self.literal = Some(value),
-            }
+            self.set_literal(pos, value, slot.ctype)?;
             return Ok(LITERAL);
         }
         let reg = self.reg(pos, &slot)?;
@@ -638,14 +625,24 @@ impl<'a> Encoder<'a> {
         let value = self.inst.ops[i]
             .constant_value()
             .ok_or_else(|| self.not_encodable(pos, "a register".into(), "the field holds a literal"))?;
-        if literal_is_16_bit(self.info.slots[k].ctype) && value > 0xffff {
-            let reason = "a 16-bit operand's literal has 16 bits";
-            return Err(EncodeError::LiteralNotAllowed { name: self.name, pos, value, reason });
-        }
+        self.set_literal(pos, value, self.info.slots[k].ctype)
+    }
+
+    /// Makes the constant `value` of the operand at `pos`, of type `ctype`, the instruction's
+    /// literal: the dword that reads as it, the same for every operand that needs one.
+    fn set_literal(&mut self, pos: Position, value: u64, ctype: ConstType) -> Result<(), EncodeError> {
+        let literal = literal_for(value, ctype).map_err(|reason| EncodeError::LiteralNotAllowed {
+            name: self.name,
+            pos,
+            value,
+            reason,
+        })?;
         match self.literal {
-            Some(first) if first != value => Err(EncodeError::TwoLiterals { name: self.name, first, second: value }),
+            Some(first) if first != literal => {
+                Err(EncodeError::TwoLiterals { name: self.name, first, second: literal })
+            }
             _ => {
-                self.literal = Some(value);
+                self.literal = Some(literal);
                 Ok(())
             }
         }

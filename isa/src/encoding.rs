@@ -690,50 +690,38 @@ pub fn field_sreg(value: u32, family: Family) -> Option<PhysReg> {
     }
 }
 
-/// The float inline constants: field value and f32 bit pattern (0.5, -0.5, 1.0, -1.0, 2.0,
-/// -2.0, 4.0, -4.0, 1/(2π)).
-pub const INLINE_FLOATS: [(u32, u32); 9] = [
-    (240, 0x3f00_0000),
-    (241, 0xbf00_0000),
-    (242, 0x3f80_0000),
-    (243, 0xbf80_0000),
-    (244, 0x4000_0000),
-    (245, 0xc000_0000),
-    (246, 0x4080_0000),
-    (247, 0xc080_0000),
-    (248, 0x3e22_f983),
+/// The float inline constants (fields 240..=248: 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0,
+/// 1/(2π)) as f32 bit patterns.
+const F32_FLOATS: [u64; 9] = [
+    0x3f00_0000,
+    0xbf00_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x4000_0000,
+    0xc000_0000,
+    0x4080_0000,
+    0xc080_0000,
+    0x3e22_f983,
 ];
 
-/// The inline-constant field value for the 32-bit constant `value` in an operand of `size`
-/// dwords, if it has one: integers -16..=64 always, the float constants only for 32-bit
-/// operands (on 64-bit operands they would mean the f64 values).
-pub fn inline_field(value: u32, size: u8) -> Option<u32> {
-    let int = value as i32;
-    match int {
-        0..=64 => Some(128 + int as u32),
-        -16..=-1 => Some((192 - int) as u32),
-        _ if size <= 1 => INLINE_FLOATS.iter().find(|&&(_, bits)| bits == value).map(|&(field, _)| field),
-        _ => None,
-    }
-}
+/// The same as f16 bit patterns.
+const F16_FLOATS: [u64; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
 
-/// What an inline-constant field value means.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Inline {
-    /// An integer, sign-extended to the operand's size.
-    Int(i32),
-    /// A float constant, given as its f32 bit pattern.
-    Float(u32),
-}
+/// The same as bf16 bit patterns.
+const BF16_FLOATS: [u64; 9] = [0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22];
 
-/// The inline constant of a field value, if it is one.
-pub fn inline_value(field: u32) -> Option<Inline> {
-    match field {
-        128..=192 => Some(Inline::Int(field as i32 - 128)),
-        193..=208 => Some(Inline::Int(192 - field as i32)),
-        _ => INLINE_FLOATS.iter().find(|&&(f, _)| f == field).map(|&(_, bits)| Inline::Float(bits)),
-    }
-}
+/// The same as f64 bit patterns (1/(2π) is 0.15915494309189532, all 64 bits of it).
+const F64_FLOATS: [u64; 9] = [
+    0x3fe0_0000_0000_0000,
+    0xbfe0_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0xbff0_0000_0000_0000,
+    0x4000_0000_0000_0000,
+    0xc000_0000_0000_0000,
+    0x4010_0000_0000_0000,
+    0xc010_0000_0000_0000,
+    0x3fc4_5f30_6dc9_c882,
+];
 
 /// The opcode number of `op` in its native format in `family` (`None` for pseudo-instructions
 /// and operations the family lacks).
@@ -796,39 +784,30 @@ pub fn default_opsel_hi(op: Opcode, family: Family) -> u8 {
     crate::table::opsel_hi_default(op.name(family))
 }
 
-/// The float inline constants of each constant type, in field order 240..=248 (0.5, -0.5,
-/// 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2π)): the bit patterns a constant of that type holds.
-/// 16-bit integer operands have none: llvm-mc-19 encodes `0x3c00` there as a literal, and
-/// its disassembler prints the inline constant 1.0 of such an operand as `0x3c00` (see
-/// [`decoded_inline_floats`]).
-pub fn inline_floats(ctype: ConstType) -> Option<[u32; 9]> {
+/// The values the float inline-constant fields (240..=248) stand for in a source of `ctype`,
+/// in field order, as the encoder writes them: the f32 patterns for 32-bit and packed-f32
+/// sources, f16 for f16 and packed f16, bf16 for bf16, and the f64 patterns for every 64-bit
+/// source, integer ones included (llvm-mc-19 writes `0.5` on `v_mov_b64` and `s_mov_b64` as
+/// field 240, and its disassembler reads a 64-bit source's float constant as the double). 16-bit
+/// integer sources have none: llvm-mc-19 encodes `0x3c00` there as a literal, and its
+/// disassembler prints the inline constant 1.0 of such a source as `0x3c00` (see
+/// [`decoded_inline_floats`]); matrix accumulators (`Ic`) have none either.
+pub fn inline_floats(ctype: ConstType) -> Option<[u64; 9]> {
     match ctype {
         ConstType::I16 => None,
         _ => decoded_inline_floats(ctype),
     }
 }
 
-/// The values the float inline-constant fields stand for in an operand of `ctype` when
+/// The values the float inline-constant fields stand for in a source of `ctype` when
 /// decoding: [`inline_floats`], and for 16-bit integers the f16 patterns.
-pub fn decoded_inline_floats(ctype: ConstType) -> Option<[u32; 9]> {
+pub fn decoded_inline_floats(ctype: ConstType) -> Option<[u64; 9]> {
     Some(match ctype {
-        ConstType::B32 => INLINE_FLOATS.map(|(_, bits)| bits),
-        ConstType::F16 | ConstType::I16 | ConstType::Pf16 => {
-            [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118]
-        }
-        ConstType::Bf16 => [0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22],
-        ConstType::F64 => [
-            0x3fe0_0000,
-            0xbfe0_0000,
-            0x3ff0_0000,
-            0xbff0_0000,
-            0x4000_0000,
-            0xc000_0000,
-            0x4010_0000,
-            0xc010_0000,
-            0x3fc4_5f30,
-        ],
-        ConstType::B64 | ConstType::Ic => return None,
+        ConstType::B32 | ConstType::Pf32 => F32_FLOATS,
+        ConstType::F16 | ConstType::I16 | ConstType::Pf16 => F16_FLOATS,
+        ConstType::Bf16 => BF16_FLOATS,
+        ConstType::F64 | ConstType::B64 => F64_FLOATS,
+        ConstType::Ic => return None,
     })
 }
 
@@ -837,27 +816,79 @@ pub fn literal_is_16_bit(ctype: ConstType) -> bool {
     matches!(ctype, ConstType::F16 | ConstType::I16 | ConstType::Bf16)
 }
 
-/// The inline-constant field value for constant `value` in a source of type `ctype`: integers
-/// -16..=64 (16-bit types also accept them as 16-bit values, `0xffff` for -1), and the float
-/// constants of the type (see [`inline_floats`]).
-pub fn inline_field_typed(value: u32, ctype: ConstType) -> Option<u32> {
-    let int = if literal_is_16_bit(ctype) && value <= 0xffff { value as u16 as i16 as i32 } else { value as i32 };
-    match int {
-        0..=64 => return Some(128 + int as u32),
-        -16..=-1 => return Some((192 - int) as u32),
+/// The integer an integer inline constant could stand for as `value` in a source of `ctype`:
+/// the value at the source's width, read as signed (16-bit types also take 16-bit values,
+/// `0xffff` for -1). `None` when the value is wider than the source.
+fn as_inline_int(value: u64, ctype: ConstType) -> Option<i64> {
+    if ctype.is_64_bit() {
+        Some(value as i64)
+    } else if literal_is_16_bit(ctype) && value <= 0xffff {
+        Some(i64::from(value as u16 as i16))
+    } else {
+        u32::try_from(value).ok().map(|v| i64::from(v as i32))
+    }
+}
+
+/// The inline-constant field value for the constant `value` in a source of type `ctype`, if it
+/// has one: the integers -16..=64 at the source's width (`u64::MAX` is -1 in a 64-bit source,
+/// `0xffff_ffff` in a 32-bit one) and the float constants of the type ([`inline_floats`]).
+pub fn inline_field_typed(value: u64, ctype: ConstType) -> Option<u32> {
+    match as_inline_int(value, ctype)? {
+        int @ 0..=64 => return Some(128 + int as u32),
+        int @ -16..=-1 => return Some((192 - int) as u32),
         _ => {}
     }
     inline_floats(ctype)?.iter().position(|&bits| bits == value).map(|i| 240 + i as u32)
 }
 
-/// The constant an inline-constant field value stands for in a source of type `ctype`
-/// (integers sign-extended to 32 bits), if it is one the type has.
-pub fn inline_value_typed(field: u32, ctype: ConstType) -> Option<u32> {
-    match field {
-        128..=192 => Some(field - 128),
-        193..=208 => Some((192 - field as i32) as u32),
-        240..=248 => decoded_inline_floats(ctype).map(|f| f[(field - 240) as usize]),
+/// The constant an inline-constant field value stands for in a source of type `ctype`, if it
+/// is one the type has: integers sign-extended to the source's width (32 bits for 16-bit
+/// types, which read the low half), floats as [`decoded_inline_floats`] says.
+pub fn inline_value_typed(field: u32, ctype: ConstType) -> Option<u64> {
+    match (inline_integer(field), field) {
+        (Some(i), _) if ctype.is_64_bit() => Some(i as i64 as u64),
+        (Some(i), _) => Some(u64::from(i as u32)),
+        (None, 240..=248) => decoded_inline_floats(ctype).map(|f| f[(field - 240) as usize]),
         _ => None,
+    }
+}
+
+/// The integer of an integer inline-constant field value (128..=208: 0..=64, then -1..=-16).
+pub fn inline_integer(field: u32) -> Option<i32> {
+    match field {
+        128..=192 => Some(field as i32 - 128),
+        193..=208 => Some(192 - field as i32),
+        _ => None,
+    }
+}
+
+/// The value a source of type `ctype` reads from the literal dword `literal`: an f64 source
+/// reads it as its high dword (the low dword zero), a 64-bit integer source zero-extended,
+/// any other source as it is.
+///
+/// The sources disagree on 64-bit integers; gcnc sides with zero extension. LLVM's code
+/// generator writes a 64-bit immediate as a 32-bit literal only when it fits unsigned
+/// (`isUInt<32>` in SIInstrInfo's expansion of `S_MOV_B64_IMM_PSEUDO` and `V_MOV_B64`), and
+/// its disassembler prints the literal 0x80000000 of `s_mov_b64` as `0x80000000`; but llvm-mc-19
+/// also takes `0xffffffff80000000` there and writes that same literal, as if the hardware
+/// sign-extended it (llvm-project pull request 68740: "a 64-bit literal can be used as a
+/// 32-bit zero or sign extended operand").
+pub fn literal_value(literal: u32, ctype: ConstType) -> u64 {
+    match ctype {
+        ConstType::F64 => u64::from(literal) << 32,
+        _ => u64::from(literal),
+    }
+}
+
+/// The literal dword a source of type `ctype` reads as `value` ([`literal_value`]), or why
+/// there is none.
+pub fn literal_for(value: u64, ctype: ConstType) -> Result<u32, &'static str> {
+    match ctype {
+        ConstType::F64 if value as u32 != 0 => Err("an f64 literal is the high dword: the low one must be 0"),
+        ConstType::F64 => Ok((value >> 32) as u32),
+        _ if literal_is_16_bit(ctype) && value > 0xffff => Err("a 16-bit operand's literal has 16 bits"),
+        ConstType::B64 => u32::try_from(value).map_err(|_| "a 64-bit integer's literal is 32 bits, zero-extended"),
+        _ => u32::try_from(value).map_err(|_| "the constant is wider than the operand"),
     }
 }
 
@@ -882,17 +913,44 @@ mod tests {
 
     #[test]
     fn inline_constants_round_trip() {
-        for v in (-16..=64).map(|i: i32| i as u32).chain(INLINE_FLOATS.iter().map(|&(_, b)| b)) {
-            let field = inline_field(v, 1).unwrap();
-            let back = match inline_value(field).unwrap() {
-                Inline::Int(i) => i as u32,
-                Inline::Float(b) => b,
-            };
-            assert_eq!(back, v);
+        use ConstType::*;
+        for ctype in [B32, F16, I16, Bf16, F64, B64, Pf16, Pf32, Ic] {
+            for field in (128..=208).chain(240..=248) {
+                let Some(v) = inline_value_typed(field, ctype) else {
+                    assert!(field >= 240 && matches!(ctype, Ic), "{field} {ctype:?}");
+                    continue;
+                };
+                // A 16-bit integer source reads 1.0 from field 242, but 0x3c00 is its literal.
+                let expected = if ctype == I16 && field >= 240 { None } else { Some(field) };
+                assert_eq!(inline_field_typed(v, ctype), expected, "{field} {ctype:?}");
+            }
         }
-        assert_eq!(inline_field(0x3f80_0000, 2), None);
-        assert_eq!(inline_field(65, 1), None);
-        assert_eq!(inline_field(-17i32 as u32, 1), None);
+        assert_eq!(inline_value_typed(193, B32), Some(0xffff_ffff));
+        assert_eq!(inline_value_typed(193, B64), Some(u64::MAX));
+        assert_eq!(inline_value_typed(243, B64), Some((-1.0f64).to_bits()));
+        assert_eq!(inline_value_typed(248, F64), Some(0.15915494309189532f64.to_bits()));
+        assert_eq!(inline_value_typed(243, Pf32), Some(u64::from((-1.0f32).to_bits())));
+        assert_eq!(inline_field_typed(65, B32), None);
+        assert_eq!(inline_field_typed(-17i32 as u32 as u64, B32), None);
+        assert_eq!(inline_field_typed(u64::MAX, B32), None, "wider than the source");
+    }
+
+    /// A literal in a 64-bit source: zero-extended for an integer, the high dword of an f64;
+    /// the inline constant -1 and the literal 0xffffffff are different values.
+    #[test]
+    fn literals_of_64_bit_sources() {
+        assert_eq!(literal_value(0xffff_ffff, ConstType::B64), 0xffff_ffff);
+        assert_eq!(inline_field_typed(0xffff_ffff, ConstType::B64), None);
+        assert_eq!(literal_for(0xffff_ffff, ConstType::B64), Ok(0xffff_ffff));
+        assert_eq!(inline_field_typed(0xffff_ffff, ConstType::B32), Some(193));
+        assert_eq!(literal_value(0x4008_0000, ConstType::F64), 3.0f64.to_bits());
+        assert_eq!(literal_for(3.0f64.to_bits(), ConstType::F64), Ok(0x4008_0000));
+        assert!(literal_for(0.1f64.to_bits(), ConstType::F64).is_err());
+        assert!(literal_for(1 << 32, ConstType::B64).is_err());
+        assert!(literal_for(0x1_0000, ConstType::F16).is_err());
+        // An f32 pattern is a plain literal in a 64-bit integer source.
+        assert_eq!(inline_field_typed(0x3f80_0000, ConstType::B64), None);
+        assert_eq!(inline_field_typed(0x3f80_0000, ConstType::Pf32), Some(242));
     }
 
     #[test]

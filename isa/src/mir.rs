@@ -23,12 +23,13 @@ pub enum OperandKind {
     Temp(Temp),
     /// A physical register with no temporary (EXEC, VCC, M0 read as such), of the given class.
     Phys(RegClass),
-    /// A 32-bit constant: encoded as an inline constant where the hardware has one, else as a
-    /// literal. For a 64-bit operand an inline integer is sign-extended and a literal
-    /// zero-extended (an f64's literal is its high dword), as the hardware does; so a literal
-    /// whose value is also an inline constant (0xfffffff0..0xffffffff) cannot be written here,
-    /// and the decoder refuses it.
-    Const(u32),
+    /// A constant: the value the operand reads, at its width. A 16- or 32-bit operand's is in
+    /// the low bits; a 64-bit operand's (an f64 or a 64-bit integer, see
+    /// [`crate::table::ConstType::is_64_bit`]) is all 64 bits, so in a 64-bit integer operand
+    /// `u64::MAX` is the inline constant -1 and `0xffff_ffff` the literal 0xffffffff,
+    /// zero-extended. The encoder writes an inline constant where the operand's type has one
+    /// for the value, else the literal that reads as it ([`crate::encoding::literal_for`]).
+    Const(u64),
     /// An undefined value of the class (any register will do).
     Undef(RegClass),
 }
@@ -61,8 +62,14 @@ impl Operand {
         Operand { kind: OperandKind::Phys(rc), reg: Some(reg), kill: false }
     }
 
-    /// A constant.
+    /// A constant of a 16- or 32-bit operand.
     pub fn constant(value: u32) -> Operand {
+        Operand::constant64(value.into())
+    }
+
+    /// A constant of a 64-bit operand (an f64's bits, a 64-bit integer): see
+    /// [`OperandKind::Const`].
+    pub fn constant64(value: u64) -> Operand {
         Operand { kind: OperandKind::Const(value), reg: None, kill: false }
     }
 
@@ -84,11 +91,17 @@ impl Operand {
     }
 
     /// The constant, if this is one.
-    pub fn constant_value(&self) -> Option<u32> {
+    pub fn constant_value(&self) -> Option<u64> {
         match self.kind {
             OperandKind::Const(v) => Some(v),
             _ => None,
         }
+    }
+
+    /// Dword `i` of the constant, if this is one (0 past its 64 bits): what a copy of it into
+    /// registers writes to the `i`-th register.
+    pub fn constant_dword(&self, i: u16) -> Option<u32> {
+        self.constant_value().map(|v| v.checked_shr(32 * u32::from(i)).unwrap_or(0) as u32)
     }
 }
 

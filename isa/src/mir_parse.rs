@@ -147,7 +147,7 @@ fn operand(text: &str) -> Result<Operand, String> {
         let (t, reg) = temp(text)?;
         Operand { kind: OperandKind::Temp(t), reg, kill: false }
     } else if let Some(hex) = text.strip_prefix("0x") {
-        Operand::constant(u32::from_str_radix(hex, 16).map_err(|_| format!("bad constant `{text}`"))?)
+        Operand::constant64(u64::from_str_radix(hex, 16).map_err(|_| format!("bad constant `{text}`"))?)
     } else if let Some(rc) = text.strip_prefix("undef:") {
         let rc = reg_class(rc).ok_or_else(|| format!("`{text}`: unknown register class"))?;
         Operand { kind: OperandKind::Undef(rc), reg: None, kill: false }

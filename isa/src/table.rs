@@ -317,14 +317,25 @@ pub enum ConstType {
     I16,
     /// bf16: bf16 inline floats (`0.5` is `0x3f00`), 16-bit literal.
     Bf16,
-    /// f64: the constant is the high 32 bits (`1.0` is `0x3ff00000`), literal likewise.
+    /// f64: f64 inline floats, a literal that is the high dword (`0x3ff00000` is 1.0).
     F64,
-    /// 64-bit integer: inline integers, a 32-bit literal (no float inline constants here).
+    /// 64-bit integer: inline integers sign-extended to 64 bits, f64 inline floats (the
+    /// double's bits), a 32-bit literal zero-extended.
     B64,
     /// Packed f16: f16 inline floats, 32-bit literal.
     Pf16,
+    /// Packed f32 (two dwords, `v_pk_add_f32`): f32 inline floats, 32-bit literal.
+    Pf32,
     /// Integer inline constants only (matrix accumulators).
     Ic,
+}
+
+impl ConstType {
+    /// Whether a constant here is one 64-bit value (an f64 or a 64-bit integer), so that
+    /// [`crate::mir::OperandKind::Const`] holds all 64 bits the source reads.
+    pub fn is_64_bit(self) -> bool {
+        matches!(self, ConstType::F64 | ConstType::B64)
+    }
 }
 
 /// One slot of a table line.
@@ -788,6 +799,7 @@ fn parse_slot(tok: &str) -> Result<SlotInfo, String> {
         Some("f64") => ConstType::F64,
         Some("b64") => ConstType::B64,
         Some("pf16") => ConstType::Pf16,
+        Some("pf32") => ConstType::Pf32,
         Some("ic") => ConstType::Ic,
         Some(c) => return Err(format!("bad constant type `{c}`")),
     };
@@ -982,5 +994,23 @@ mod tests {
             names.sort_unstable();
             assert_eq!(names, ["v_readfirstlane_b32", "v_readlane_b32", "v_writelane_b32"], "{family:?}");
         }
+    }
+
+    /// A constant in a two-dword source that takes literals is one 64-bit value or a packed
+    /// pair, never a plain 32-bit one; the 64-bit types are on two-dword sources only. (The
+    /// two-dword sources that take inline constants only, `s_cbranch_g_fork`'s and
+    /// `v_mfma_f64_4x4x4_4b_f64`'s accumulator, keep 32-bit integers.)
+    #[test]
+    fn two_dword_sources_type_their_constants() {
+        for family in [Family::Gfx11, Family::Gfx9] {
+            for info in &table(family).ops {
+                for s in info.slots.iter().filter(|s| s.role == Role::Use && s.kind.literal()) {
+                    let typed = matches!(s.ctype, ConstType::F64 | ConstType::B64 | ConstType::Pf32);
+                    assert_eq!(s.size == 2, typed, "{} {:?}: {:?} of {} dwords", info.name, s.field, s.ctype, s.size);
+                }
+            }
+        }
+        let mov = |f| table(f).get(Opcode::SMovB64).unwrap().slots[1].ctype;
+        assert_eq!((mov(Family::Gfx11), mov(Family::Gfx9)), (ConstType::B64, ConstType::B64));
     }
 }

@@ -1,20 +1,30 @@
 //! Facts about operations that selection and the MIR verifier need beyond `isa`'s operand
 //! shapes ([`isa::operands::shape_of`], the explicit results and operands in assembly order),
-//! inline constants ([`isa::encoding::inline_field`]) and the constant bus
+//! inline constants ([`isa::encoding::inline_field_typed`]) and the constant bus
 //! ([`isa::constant_bus`]): which operations commute, and the *implicit* results and operands
 //! (SCC, EXEC) that the MIR carries after the explicit ones so that register allocation sees
 //! every write of SCC and EXEC. They belong in `isa`'s opcode table; until it has them, this is their one home.
 
-use isa::encoding::inline_field;
+use isa::encoding::inline_field_typed;
 use isa::mir::{Def, Operand};
 use isa::opcode::{Family, Format, Opcode};
 use isa::operands::{shape_of, Loc};
 use isa::reg::{PhysReg, RegType};
+use isa::table::{self, ConstType, Role};
 
-/// Whether the constant `value` is inline as source `i` of `op` (else it takes the literal).
-pub(crate) fn is_inline(op: Opcode, family: Family, i: usize, value: u32) -> bool {
-    let size = shape_of(op, family).and_then(|s| s.ops.get(i).map(|slot| slot.size)).unwrap_or(1);
-    inline_field(value, size).is_some()
+/// Whether the constant `value` is inline as source `i` of `op` (else it takes the literal), by
+/// the source's constant type in the opcode table (32-bit for pseudo-instructions).
+pub(crate) fn is_inline(op: Opcode, family: Family, i: usize, value: u64) -> bool {
+    let ctype = table::info(op, family)
+        .and_then(|info| info.slots.iter().filter(|s| s.role == Role::Use && !s.optional).nth(i))
+        .map_or(ConstType::B32, |s| s.ctype);
+    inline_field_typed(value, ctype).is_some()
+}
+
+/// Whether the constant `value` is inline in a 64-bit source (integer or f64 alike: they have
+/// the same inline constants).
+pub(crate) fn is_wide_inline(value: u64) -> bool {
+    inline_field_typed(value, ConstType::B64).is_some()
 }
 
 /// The position of the lane-mask source of a VALU operation (a carry in, a select mask).

@@ -1072,7 +1072,8 @@ pub fn lower(
             };
             match (rc.ty, &inst.ops[usize::from(spill)..]) {
                 (RegType::Sgpr, [lv, lane]) => {
-                    let (Some(lv), Some(lane)) = (lv.reg, lane.constant_value()) else {
+                    let (Some(lv), Some(lane)) = (lv.reg, lane.constant_value().and_then(|c| u32::try_from(c).ok()))
+                    else {
                         return Err(internal("an SGPR slot without its linear VGPR"));
                     };
                     for d in 0..u16::from(rc.size) {
@@ -1094,8 +1095,10 @@ pub fn lower(
                     }
                 }
                 (RegType::Vgpr, [offset]) => {
-                    let offset =
-                        offset.constant_value().ok_or_else(|| internal("a scratch slot without its offset"))?;
+                    let offset = offset
+                        .constant_value()
+                        .and_then(|c| u32::try_from(c).ok())
+                        .ok_or_else(|| internal("a scratch slot without its offset"))?;
                     // Dwords `slot..` of the slots: the first `in_agprs` are AGPRs.
                     let slot = offset / 4;
                     let agpr_dwords = in_agprs.saturating_sub(slot).min(u32::from(rc.size)) as u8;

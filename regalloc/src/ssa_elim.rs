@@ -20,11 +20,12 @@
 
 use crate::parallel_copy::{resolve, Source, Step};
 use crate::{AllocError, Allocation};
-use isa::encoding::inline_field;
+use isa::encoding::inline_field_typed;
 use isa::mir::{Def, Function, Inst, Operand, OperandKind};
 use isa::opcode::Opcode;
 use isa::processor::Processor;
 use isa::reg::{PhysReg, RegClass, RegType};
+use isa::table::ConstType;
 
 /// Lowers phis, vector pseudo-instructions and parallel copies of an assigned function.
 pub fn eliminate(func: &mut Function, proc: &Processor) -> Result<(), AllocError> {
@@ -130,14 +131,7 @@ fn dword_copies(def: &Def, op: &Operand) -> Option<Vec<(u16, Source)>> {
     let mut out = Vec::with_capacity(usize::from(def.rc.size));
     for i in 0..u16::from(def.rc.size) {
         let src = match op.kind {
-            // A 64-bit constant operand is the sign-extended 32-bit value.
-            OperandKind::Const(c) => Source::Const(if i == 0 {
-                c
-            } else if (c as i32) < 0 {
-                u32::MAX
-            } else {
-                0
-            }),
+            OperandKind::Const(_) => Source::Const(op.constant_dword(i)?),
             OperandKind::Undef(_) => continue,
             _ => Source::Loc(op.reg?.advance(i).0),
         };
@@ -303,7 +297,7 @@ fn move_inst(dst: u16, src: Source, proc: &Processor) -> Result<Inst, &'static s
             (Loc::Agpr, Source::Loc(l)) if loc_kind(l) != Loc::Scc => {
                 accvgpr_move(Opcode::VAccvgprWriteB32, def, reg_op(l))
             }
-            (Loc::Agpr, Source::Const(c)) if inline_field(c, 1).is_some() => {
+            (Loc::Agpr, Source::Const(c)) if inline_field_typed(c.into(), ConstType::B32).is_some() => {
                 accvgpr_move(Opcode::VAccvgprWriteB32, def, Operand::constant(c))
             }
             (Loc::Agpr, Source::Const(_)) => return Err("a literal constant into an AGPR"),
@@ -474,9 +468,9 @@ mod tests {
 
     /// Runs the lowered moves of one parallel copy on numbered registers.
     fn run(insts: &[Inst], regs: &mut [u32]) {
-        let read = |regs: &[u32], o: &Operand| match o.kind {
-            OperandKind::Const(c) => c,
-            _ => regs[usize::from(o.reg.unwrap().0)],
+        let read = |regs: &[u32], o: &Operand| match o.constant_dword(0) {
+            Some(c) => c,
+            None => regs[usize::from(o.reg.unwrap().0)],
         };
         for inst in insts {
             let d = usize::from(inst.defs[0].reg.unwrap().0);

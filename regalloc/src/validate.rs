@@ -76,8 +76,8 @@ fn spill_slots(inst: &Inst) -> Option<(Temp, SmallVec<[SlotKey; 4]>)> {
     };
     let keys = (0..u32::from(value.rc.size))
         .map(|d| match slot {
-            [lv, lane] => Some((lv.temp_of()?.id, lane.constant_value()? + d)),
-            [offset] => Some((SCRATCH, offset.constant_value()? + 4 * d)),
+            [lv, lane] => Some((lv.temp_of()?.id, u32::try_from(lane.constant_value()?).ok()? + d)),
+            [offset] => Some((SCRATCH, u32::try_from(offset.constant_value()?).ok()? + 4 * d)),
             _ => None,
         })
         .collect::<Option<_>>()?;
@@ -276,13 +276,7 @@ impl Values {
     fn operand(&mut self, o: &isa::mir::Operand, i: u8) -> Option<u32> {
         match o.kind {
             OperandKind::Temp(t) => self.slot_of(t, i),
-            OperandKind::Const(c) => Some(self.constant(if i == 0 {
-                c
-            } else if (c as i32) < 0 {
-                u32::MAX
-            } else {
-                0
-            })),
+            OperandKind::Const(_) => Some(self.constant(o.constant_dword(i.into())?)),
             OperandKind::Undef(_) => Some(self.undef),
             OperandKind::Phys(_) => None,
         }
@@ -860,13 +854,7 @@ impl<'a> Checker<'a> {
     fn copy_sources(&self, inst: &Inst) -> SmallVec<[(u16, Src); 8]> {
         let mut out = SmallVec::new();
         let from_op = |o: &isa::mir::Operand, d: u8| match o.kind {
-            OperandKind::Const(c) => Src::Const(if d == 0 {
-                c
-            } else if (c as i32) < 0 {
-                u32::MAX
-            } else {
-                0
-            }),
+            OperandKind::Const(_) => o.constant_dword(d.into()).map_or(Src::Nothing, Src::Const),
             OperandKind::Undef(_) => Src::Nothing,
             _ => o.reg.map_or(Src::Nothing, |r| Src::Reg(r.0 + u16::from(d))),
         };

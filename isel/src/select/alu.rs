@@ -243,7 +243,7 @@ fn fminmax(ctx: &mut Ctx<'_>, ty: Type, max: bool, a: Value, b: Value, r: Value)
         (Opcode::VMaxF32, Opcode::VMinF32, |c| f32::from_bits(c).is_nan())
     };
     let canon = |ctx: &mut Ctx<'_>, v: Operand| match v.constant_value() {
-        Some(c) if !is_nan(c) => v,
+        Some(c) if !is_nan(c as u32) => v,
         _ => v32(ctx, vmax, &[v, v]),
     };
     let (x, y) = (canon(ctx, x), canon(ctx, y));
@@ -351,6 +351,7 @@ fn shift64(ctx: &mut Ctx<'_>, op: BinaryOp, x: Value, amount: Operand, divergent
     // A zero-extended dword shifted left by k (an address offset, `zext(i) * 4`) is its
     // halves shifted apart: `i << k` and `i >> (32 - k)`, no 64-bit pair to build first.
     if let (BinaryOp::Shl, Some(k @ 1..=31), Some(narrow)) = (op, amount.constant_value(), zext_of_dword(ctx, x)) {
+        let k = k as u32;
         let y = ctx.operand(narrow)?;
         let (lo, hi) = if divergent {
             (v32(ctx, VLshlrevB32, &[Operand::constant(k), y]), v32(ctx, VLshrrevB32, &[Operand::constant(32 - k), y]))
@@ -615,9 +616,7 @@ fn bool_equal(ctx: &mut Ctx<'_>, eq: bool, a: Value, b: Value, r: Value) -> Resu
 pub(super) fn wide_scalar(ctx: &mut Ctx<'_>, v: Value) -> Result<Operand, IselError> {
     match ctx.val(v)? {
         Val::Temp(t) => Ok(Operand::temp(t)),
-        Val::Const(c) if isa::encoding::inline_field(c as u32, 2).is_some() && c as u32 as i32 as i64 as u64 == c => {
-            Ok(Operand::constant(c as u32))
-        }
+        Val::Const(c) if crate::hw::is_wide_inline(c) => Ok(Operand::constant64(c)),
         Val::Const(c) => Ok(Operand::temp(ctx.wide_const(c, RegType::Sgpr))),
         _ => Err(ctx.unsupported("this 64-bit operand")),
     }

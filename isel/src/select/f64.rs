@@ -113,9 +113,9 @@ fn pair_of(ctx: &mut Ctx<'_>, parts: Pair, divergent: bool) -> Result<Temp, Isel
     for (reg, part) in regs.iter_mut().zip(parts) {
         *reg = match (divergent, part.constant_value()) {
             (true, _) => Operand::temp(ctx.in_vgpr(part, 1)?),
-            (false, Some(c)) => {
+            (false, Some(_)) => {
                 let t = ctx.temp(RegClass::S1);
-                ctx.emit(isa::mir::Inst::new(Opcode::SMovB32, &[Def::temp(t)], &[Operand::constant(c)]));
+                ctx.emit(isa::mir::Inst::new(Opcode::SMovB32, &[Def::temp(t)], &[part]));
                 Operand::temp(t)
             }
             (false, None) => part,

@@ -70,6 +70,7 @@ use isa::mir::{self, BlockKind, Def, Operand, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
 use isa::processor::Target;
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use isa::table::ConstType;
 use runtime_abi::initial_state::KernelInputs;
 use runtime_abi::kernarg::{ExplicitArg, KernargLayout};
 use smallvec::SmallVec;
@@ -454,9 +455,9 @@ impl Ctx<'_> {
                 self.emit(mir::Inst::new(Opcode::PParallelCopy, &[Def::temp(v)], &[op]));
                 Ok(v)
             }
-            OperandKind::Const(c) if size == 1 => {
+            OperandKind::Const(_) if size == 1 => {
                 let v = self.temp(RegClass::V1);
-                self.emit(mir::Inst::new(Opcode::VMovB32, &[Def::temp(v)], &[Operand::constant(c)]));
+                self.emit(mir::Inst::new(Opcode::VMovB32, &[Def::temp(v)], &[op]));
                 Ok(v)
             }
             _ => Err(self.unsupported("this operand in VGPRs")),
@@ -465,15 +466,12 @@ impl Ctx<'_> {
 
     /// A 64-bit constant in VGPRs or SGPRs.
     pub fn wide_const(&mut self, c: u64, ty: RegType) -> Temp {
-        // `s_mov_b64` takes an integer inline constant (-16..=64) sign-extended, and a 32-bit
-        // literal zero-extended (what LLVM assumes when it expands S_MOV_B64_IMM_PSEUDO); a low
-        // dword of 0xfffffff0 and up would be encoded as a negative inline constant instead.
-        let inline = (-16..=64).contains(&(c as i64));
-        let literal = c <= u64::from(u32::MAX) && !(0xffff_fff0..=0xffff_ffff).contains(&c);
-        let one_move = inline || literal;
+        // One `s_mov_b64` holds an inline constant of a 64-bit integer (-16..=64 sign-extended,
+        // the f64 float constants) or a 32-bit literal, zero-extended.
+        let one_move = hw::is_wide_inline(c) || isa::encoding::literal_for(c, ConstType::B64).is_ok();
         if ty == RegType::Sgpr && one_move {
             let t = self.temp(RegClass::S2);
-            self.emit(mir::Inst::new(Opcode::SMovB64, &[Def::temp(t)], &[Operand::constant(c as u32)]));
+            self.emit(mir::Inst::new(Opcode::SMovB64, &[Def::temp(t)], &[Operand::constant64(c)]));
             return t;
         }
         let (mov, rc) =
@@ -563,8 +561,8 @@ impl Ctx<'_> {
         if let Val::Const(c) = val {
             let m = self.temp(self.lm());
             let mov = if wide { Opcode::SMovB64 } else { Opcode::SMovB32 };
-            let bits = if c != 0 { u32::MAX } else { 0 };
-            self.emit(mir::Inst::new(mov, &[Def::temp(m)], &[Operand::constant(bits)]));
+            let bits = if c != 0 { self.all_lanes() } else { Operand::constant(0) };
+            self.emit(mir::Inst::new(mov, &[Def::temp(m)], &[bits]));
             return Ok(m);
         }
         let scc = self.scc_of_val(val)?;
@@ -576,9 +574,18 @@ impl Ctx<'_> {
         self.emit(mir::Inst::new(
             opcode,
             &[Def::temp(m)],
-            &[Operand::constant(u32::MAX), Operand::constant(0), Operand::fixed(scc, PhysReg::SCC)],
+            &[self.all_lanes(), Operand::constant(0), Operand::fixed(scc, PhysReg::SCC)],
         ));
         Ok(m)
+    }
+
+    /// The lane mask of every lane of the wave, as a constant (-1 at the mask's width).
+    pub fn all_lanes(&self) -> Operand {
+        if self.wave == 64 {
+            Operand::constant64(u64::MAX)
+        } else {
+            Operand::constant(u32::MAX)
+        }
     }
 
     // ---- Builders ----
@@ -644,7 +651,7 @@ impl Ctx<'_> {
     /// Emits a SALU instruction, moving all but one distinct literal into SGPRs.
     pub fn salu(&mut self, opcode: Opcode, defs: &[Def], srcs: &[Operand]) {
         let mut ops: SmallVec<[Operand; 4]> = SmallVec::from_slice(srcs);
-        let mut literal: Option<u32> = None;
+        let mut literal: Option<u64> = None;
         for i in 0..ops.len() {
             if let OperandKind::Const(v) = ops[i].kind {
                 if hw::is_inline(opcode, self.family, i, v) || literal == Some(v) {

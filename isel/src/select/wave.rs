@@ -380,7 +380,7 @@ fn cross_half(ctx: &mut Ctx<'_>, l: Operand, addr: Temp, parts: &[Temp], own: &[
     ctx.emit(mir::Inst::new(
         Opcode::SOrSaveexecB64,
         &[Def::temp(saved), exec_def, Ctx::scc_clobber()],
-        &[Operand::constant(u32::MAX), exec],
+        &[Operand::constant64(u64::MAX), exec],
     ));
     let lin = RegClass::linear_vgpr(1);
     let far: SmallVec<[Temp; 2]> = parts

@@ -278,6 +278,30 @@ fn packed_f16_and_cache_controls() {
     }
 }
 
+/// In IEEE mode (gcnc's and clang's kernels) a float operation quiets a signalling NaN
+/// operand, the rounding operations too, whose software versions in Rust would return it as it
+/// is (fuzz seed 9126003: `atomic_min(&o, floor(x))` with x a signalling NaN).
+#[test]
+fn rounding_operations_quiet_a_signalling_nan() {
+    let body = "{prologue}
+  v_mov_b32 v2, 0x7f800001
+  v_floor_f32 v3, v2
+  v_ceil_f32 v4, v2
+  v_trunc_f32 v5, v2
+  v_rndne_f32 v6, v2
+  global_store_b32 v1, v3, s[6:7]
+  global_store_b32 v1, v4, s[6:7] offset:256
+  global_store_b32 v1, v5, s[6:7] offset:512
+  global_store_b32 v1, v6, s[6:7] offset:768";
+    for (cpu, wave64, _) in TARGETS {
+        let p = kernel(cpu, wave64, &spell(body, cpu));
+        let out = run(&p, 64, 256).unwrap_or_else(|e| panic!("{cpu}: {e}"));
+        for k in 0..4 {
+            assert_eq!(out[k * 64], 0x7fc0_0001, "{cpu}: operation {k}");
+        }
+    }
+}
+
 #[test]
 fn transcendentals_are_within_one_ulp() {
     // x = lane / 8 + 0.25

@@ -29,11 +29,14 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
             h(i)
         }
     };
-    let r32 = |v: f32| Some((v.to_bits() as u64, false));
-    let r64 = |v: f64| Some((v.to_bits(), false));
+    let ieee = cx.mode.ieee;
+    // In IEEE mode a float operation never returns a signalling NaN: a signalling operand is
+    // quieted whatever the operation (Rust's floor, ceil and trunc, done in software, would
+    // pass one through), as the interpreter's arithmetic does.
+    let r32 = |v: f32| Some((if ieee && v.is_nan() { float::quiet32(v) } else { v }.to_bits() as u64, false));
+    let r64 = |v: f64| Some((if ieee && v.is_nan() { float::quiet64(v) } else { v }.to_bits(), false));
     let r16 = |v: f64| Some((f64_to_f16(v) as u64, false));
     let int = |v: i64| Some((v as u64 & 0xffff_ffff, false));
-    let ieee = cx.mode.ieee;
     let min32 = |a: f32, b: f32| float::minmax32(a, b, false, ieee);
     let max32 = |a: f32, b: f32| float::minmax32(a, b, true, ieee);
     let min64 = |a: f64, b: f64| float::minmax64(a, b, false, ieee);

@@ -659,7 +659,12 @@ fn select_value(ctx: &mut Ctx<'_>, c: Value, t: Value, f: Value, r: Value) -> Re
     if ty == Type::I1 || !matches!(ty.bits(), 16 | 32) {
         let cond = if ctx.div.is_divergent(r) { Cond::Lanes(ctx.lane_mask_of(c)?) } else { Cond::Scalar(ctx.val(c)?) };
         let param = control::param_kind(ctx, r)?;
-        let (t, f) = (ctx.val(t)?, ctx.val(f)?);
+        // A lane-mask result chooses between lane masks (a uniform boolean made one).
+        let val = |ctx: &mut Ctx<'_>, v: Value| match param {
+            control::Param::Mask => Ok(Val::Temp(ctx.lane_mask_of(v)?)),
+            _ => ctx.val(v),
+        };
+        let (t, f) = (val(ctx, t)?, val(ctx, f)?);
         return control::select_val(ctx, cond, t, f, param);
     }
     if ctx.div.is_divergent(r) {

@@ -12,10 +12,10 @@
 //! every operand in the IR). A block taking part in one conversion waits for the next round
 //! for another, since the CFG this pass read has changed around it.
 
-use crate::rewrite::{is_wave_op, replace, resolve_operands};
+use crate::rewrite::{is_wave_op, machine_size, replace, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
-use frontend_ir::{BinaryOp, Block, BlockCall, Function, InstData, Value};
+use frontend_ir::{Block, BlockCall, Function, InstData, Value};
 use smallvec::SmallVec;
 
 /// The most that both arms together may cost.
@@ -128,18 +128,8 @@ fn cost_of(data: &InstData, func: &Function) -> Option<u32> {
     if data.has_side_effects() || is_wave_op(data) || data.is_terminator() {
         return None;
     }
-    let wide = |v: Value| u32::from(func.dfg.value_type(v).bits() == 64);
-    Some(match data {
-        InstData::Load { .. } | InstData::AtomicLoad { .. } | InstData::Call { .. } => return None,
-        InstData::IntConst { .. } | InstData::FloatConst { .. } => 0,
-        InstData::Binary { op, args: [a, _] } => {
-            let division = matches!(op, BinaryOp::Udiv | BinaryOp::Sdiv | BinaryOp::Urem | BinaryOp::Srem);
-            if division {
-                8
-            } else {
-                1 + wide(*a)
-            }
-        }
-        _ => 1 + data.args().first().map_or(0, |&a| wide(a)),
-    })
+    match data {
+        InstData::Load { .. } | InstData::AtomicLoad { .. } | InstData::Call { .. } => None,
+        _ => Some(machine_size(&func.dfg, data)),
+    }
 }

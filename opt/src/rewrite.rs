@@ -1,8 +1,8 @@
 //! What the passes share: reading constants, replacing a value by another, which
-//! instructions observe the active lanes of a wave, and which loads read memory that never
-//! changes.
+//! instructions observe the active lanes of a wave, which loads read memory that never
+//! changes, and how large an instruction becomes in machine code.
 
-use frontend_ir::{AddrSpace, DataFlowGraph, InstData, Value, ValueDef};
+use frontend_ir::{AddrSpace, BinaryOp, DataFlowGraph, InstData, Value, ValueDef};
 
 /// The bits of `v` when it is an integer or float constant (integers zero-extended).
 pub(crate) fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {
@@ -57,5 +57,33 @@ pub(crate) fn is_invariant_load(dfg: &DataFlowGraph, data: &InstData) -> bool {
             !flags.volatile && flags.av.is_none() && dfg.value_type(*ptr).addr_space() == Some(AddrSpace::Constant)
         }
         _ => false,
+    }
+}
+
+/// Roughly how many machine instructions `data` becomes, for the passes that trade code size
+/// (unrolling, if-conversion): a wave reduction is unrolled over the lanes, a division is a
+/// reciprocal and its corrections, a 64-bit operation is two; constants cost nothing.
+pub(crate) fn machine_size(dfg: &DataFlowGraph, data: &InstData) -> u32 {
+    let wide = |v: &Value| dfg.value_type(*v).bits() == 64;
+    let wide_args = data.args().first().is_some_and(wide);
+    match data {
+        InstData::IntConst { .. } | InstData::FloatConst { .. } => 0,
+        InstData::Reduce { .. } => 96,
+        InstData::Shuffle { .. } => 8,
+        InstData::Binary { op: BinaryOp::Udiv | BinaryOp::Sdiv | BinaryOp::Urem | BinaryOp::Srem, .. } => {
+            if wide_args {
+                48
+            } else {
+                8
+            }
+        }
+        InstData::Binary { op: BinaryOp::Fdiv, .. } => {
+            if wide_args {
+                24
+            } else {
+                12
+            }
+        }
+        _ => 1 + u32::from(wide_args),
     }
 }

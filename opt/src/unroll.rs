@@ -18,12 +18,13 @@
 //! Copy 0 is the loop's own blocks; copies 1 to n are new blocks after them in the layout,
 //! each header without parameters (its values are the previous copy's back-edge arguments),
 //! and the last copy's header jumps to the exit. Uses of the header's values after the loop
-//! read the last copy's. The size of an unrolled loop is bounded by a budget per `-O` level,
+//! read the last copy's. The size of an unrolled loop (in machine instructions, roughly: a wave
+//! reduction counts as the lanes it visits) is bounded by a budget per `-O` level,
 //! and what one run of the pass may add to a function by a multiple of it, so the pass stays
 //! linear in the program; folding, CFG simplification and value numbering then clean up.
 
 use crate::fold::evaluate;
-use crate::rewrite::constant;
+use crate::rewrite::{constant, machine_size};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
@@ -128,9 +129,13 @@ fn unroll_within(func: &mut Function, budget: usize) -> bool {
         for &inst in &func.dfg.blocks[b].insts {
             let mut data = std::mem::replace(&mut func.dfg.insts[inst], InstData::Unreachable);
             let outside = |v: &mut Value| {
-                if let Some(n) = copier.after_loop[*v].expand() {
-                    if copier.owner[*v] != block_owner[b] {
-                        *v = n;
+                // The last copy's value may be another unrolled loop's header value (what a
+                // back edge carried), which is in turn that loop's last copy's: a chain, one
+                // step per loop at most.
+                for _ in 0..=plans.len() {
+                    match copier.after_loop[*v].expand() {
+                        Some(n) if copier.owner[*v] != block_owner[b] => *v = n,
+                        _ => break,
                     }
                 }
             };
@@ -144,9 +149,10 @@ fn unroll_within(func: &mut Function, budget: usize) -> bool {
     true
 }
 
-/// The number of instructions in `blocks`.
+/// The size of `blocks` in machine instructions, roughly ([`machine_size`]).
 fn loop_size(func: &Function, blocks: &[Block]) -> usize {
-    blocks.iter().map(|&b| func.dfg.blocks[b].insts.len()).sum()
+    let insts = blocks.iter().flat_map(|&b| &func.dfg.blocks[b].insts);
+    insts.map(|&i| machine_size(&func.dfg, &func.dfg.insts[i]) as usize).sum()
 }
 
 /// Whether `lp` has the shape this pass unrolls, and its trip count if that fits `budget`.
@@ -197,7 +203,7 @@ fn plan(
         return None;
     }
     let size = loop_size(func, blocks);
-    let header_size = dfg.blocks[header].insts.len();
+    let header_size = loop_size(func, &blocks[..1]);
     let lookup = |env: &SecondaryMap<Value, Option<u64>>, v: Value| {
         let v = dfg.resolve_aliases(v);
         env[v].or_else(|| constant(dfg, v))

@@ -701,7 +701,7 @@ fn convert(ctx: &mut Ctx<'_>, op: ConvOp, ty: Type, arg: Value, r: Value) -> Res
     let divergent = ctx.div.is_divergent(r);
     let as_val = |op: Operand| match (op.temp_of(), op.constant_value()) {
         (Some(t), _) => Val::Temp(t),
-        (None, c) => Val::Const(c.unwrap_or(0).into()),
+        (None, c) => Val::Const(c.unwrap_or(0)),
     };
     match (op, from, ty) {
         // Between integers and floats of 32 or 64 bits, the same bits in the same registers.

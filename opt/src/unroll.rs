@@ -130,11 +130,16 @@ fn unroll_within(func: &mut Function, budget: usize) -> bool {
             let mut data = std::mem::replace(&mut func.dfg.insts[inst], InstData::Unreachable);
             let outside = |v: &mut Value| {
                 // The last copy's value may be another unrolled loop's header value (what a
-                // back edge carried), which is in turn that loop's last copy's: a chain, one
-                // step per loop at most.
+                // back edge carried from before that loop), which is in turn that loop's last
+                // copy's: a chain, one step per loop at most. A loop's own header value among
+                // them is its first iteration's (copy 0 is the loop's own blocks) and stays.
+                let mut from = block_owner[b];
                 for _ in 0..=plans.len() {
                     match copier.after_loop[*v].expand() {
-                        Some(n) if copier.owner[*v] != block_owner[b] => *v = n,
+                        Some(n) if copier.owner[*v] != from => {
+                            from = copier.owner[*v];
+                            *v = n;
+                        }
                         _ => break,
                     }
                 }

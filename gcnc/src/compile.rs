@@ -371,54 +371,70 @@ fn compile_kernel(
         Some(m) => (m, FuncId::from_u32(0)),
         None => (module, id),
     };
-    let mut print = |stage: &'static str, mir: &isa::mir::Function| {
-        if options.print_after.contains(stage) {
-            printed.push(StageDump { kernel: kernel.clone(), stage, text: mir.to_string() });
+    let dumps = printed.len();
+    // A long branch needs an SGPR pair above the kernel's; when a kernel that needs one uses
+    // every SGPR, the machine stages run again with a pair (then two) kept out of allocation.
+    let mut reserve = 0u16;
+    let (sel, mir, alloc, hazards, clause_nops, waits, delays, assembled) = loop {
+        let mut print = |stage: &'static str, mir: &isa::mir::Function| {
+            if options.print_after.contains(stage) {
+                printed.push(StageDump { kernel: kernel.clone(), stage, text: mir.to_string() });
+            }
+        };
+        let t = Instant::now();
+        let mut sel = isel::select(module, id, target)
+            .map_err(|reason| CompileError::Select { kernel: kernel.clone(), reason })?;
+        timed("isel", t);
+        let empty = isa::mir::Function::new("", sel.mir.family, sel.mir.wave_size);
+        let mut mir = std::mem::replace(&mut sel.mir, empty);
+        print("isel", &mir);
+        if options.opt_level >= 2 {
+            let t = Instant::now();
+            sched::hoist::hoist_invariants(&mut mir);
+            timed("hoist", t);
+            print("hoist", &mir);
+        }
+        let t = Instant::now();
+        // VGPR spills go to scratch after the private arrays.
+        let mut spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
+        spilling.target.sgprs -= reserve;
+        let alloc = regalloc::allocate_with(&mut mir, proc, &spilling)
+            .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
+        isa::encode::widen_to_vop3(&mut mir);
+        timed("regalloc", t);
+        print("regalloc", &mir);
+        // Before the hazards and waits, which then count on the final instruction stream and paths.
+        let t = Instant::now();
+        sched::branches::simplify_branches(&mut mir);
+        timed("branches", t);
+        print("branches", &mir);
+        let t = Instant::now();
+        let hazards = sched::hazards::resolve_hazards(&mut mir, target);
+        isel::strip_implicit(&mut mir);
+        timed("hazards", t);
+        print("hazards", &mir);
+        let t = Instant::now();
+        let waits = sched::waitcnt::insert_waits(&mut mir);
+        let clause_nops = sched::hazards::break_smem_clauses(&mut mir, target);
+        timed("waitcnt", t);
+        print("waitcnt", &mir);
+        let t = Instant::now();
+        let delays = sched::delay_alu::insert_delay_alu(&mut mir);
+        timed("delay_alu", t);
+        print("delay_alu", &mir);
+        let t = Instant::now();
+        match emit::assemble::assemble(&mir, proc.sgprs, options.text) {
+            Ok(assembled) => {
+                timed("assemble", t);
+                break (sel, mir, alloc, hazards, clause_nops, waits, delays, assembled);
+            }
+            Err(emit::EmitError::NoLongBranchPair { .. }) if reserve < 4 => {
+                printed.truncate(dumps);
+                reserve += 2;
+            }
+            Err(reason) => return Err(CompileError::Emit { kernel: kernel.clone(), reason }),
         }
     };
-    let t = Instant::now();
-    let sel =
-        isel::select(module, id, target).map_err(|reason| CompileError::Select { kernel: kernel.clone(), reason })?;
-    timed("isel", t);
-    let mut mir = sel.mir;
-    print("isel", &mir);
-    if options.opt_level >= 2 {
-        let t = Instant::now();
-        sched::hoist::hoist_invariants(&mut mir);
-        timed("hoist", t);
-        print("hoist", &mir);
-    }
-    let t = Instant::now();
-    // VGPR spills go to scratch after the private arrays.
-    let spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
-    let alloc = regalloc::allocate_with(&mut mir, proc, &spilling)
-        .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
-    isa::encode::widen_to_vop3(&mut mir);
-    timed("regalloc", t);
-    print("regalloc", &mir);
-    // Before the hazards and waits, which then count on the final instruction stream and paths.
-    let t = Instant::now();
-    sched::branches::simplify_branches(&mut mir);
-    timed("branches", t);
-    print("branches", &mir);
-    let t = Instant::now();
-    let hazards = sched::hazards::resolve_hazards(&mut mir, target);
-    isel::strip_implicit(&mut mir);
-    timed("hazards", t);
-    print("hazards", &mir);
-    let t = Instant::now();
-    let waits = sched::waitcnt::insert_waits(&mut mir);
-    let clause_nops = sched::hazards::break_smem_clauses(&mut mir, target);
-    timed("waitcnt", t);
-    print("waitcnt", &mir);
-    let t = Instant::now();
-    let delays = sched::delay_alu::insert_delay_alu(&mut mir);
-    timed("delay_alu", t);
-    print("delay_alu", &mir);
-    let t = Instant::now();
-    let assembled = emit::assemble::assemble(&mir, proc.sgprs, options.text)
-        .map_err(|reason| CompileError::Emit { kernel: kernel.clone(), reason })?;
-    timed("assemble", t);
 
     let mut descriptor = KernelDescriptor::for_target(target);
     let scratch_bytes = sel.private_bytes + alloc.spills.scratch_bytes;

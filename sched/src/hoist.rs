@@ -11,7 +11,9 @@
 //! VALU compare or carry has zero bits for the lanes inactive there, and a lane read
 //! (`v_readfirstlane_b32`) depends on which lanes are active), no fixed register among its
 //! operands or results but SCC written by an SALU operation, no DPP, SDWA or other modifier
-//! field, and no cross-lane operation (`v_permlane*`). Such an operation computes, in the
+//! field, and no cross-lane operation (`v_permlane*`); and not a constant's materialization
+//! (an operation without a temporary among its operands), which is cheaper to repeat than to
+//! keep in a register across the loop. Such an operation computes, in the
 //! preheader, for every lane entering the loop (a superset of the lanes that run any
 //! iteration) the value each iteration would; nothing it does traps. The preheader is the
 //! linear predecessor before the header in the layout, whose only successor is the header;
@@ -99,7 +101,10 @@ fn movable(inst: &Inst, family: Family) -> bool {
         (None, Some(r)) => !valu && r == PhysReg::SCC,
         _ => false,
     });
-    defs_ok && inst.ops.iter().all(|op| op.reg.is_none() && !matches!(op.kind, OperandKind::Phys(_)))
+    // A constant's materialization (no temporary among the operands) stays: one instruction
+    // per iteration costs less than a register held across the whole loop.
+    let reads_a_temp = inst.ops.iter().any(|op| matches!(op.kind, OperandKind::Temp(_)));
+    defs_ok && reads_a_temp && inst.ops.iter().all(|op| op.reg.is_none() && !matches!(op.kind, OperandKind::Phys(_)))
 }
 
 #[cfg(test)]

@@ -30,20 +30,34 @@ fn chain(src: &mut String, tag: &str, x: &str) -> String {
     prev
 }
 
-fn kernel() -> String {
+/// The kernel, with `uniforms` uniform values computed first and added to the result last, so
+/// that they are live across all of it (110 of them need every SGPR).
+fn kernel(uniforms: usize) -> String {
     let mut src = String::from(
         "kernel @far(ptr<global>, i32) {\nentry(%p: ptr<global>, %u: i32):\n    %l = local_id.x\n    \
-         %one = iconst.i32 1\n    %zero = iconst.i32 0\n    %odd = and %l, %one\n    %c = icmp ne %odd, %zero\n    \
-         %uc = icmp ne %u, %zero\n    brif %uc, pre, head(%zero, %l)\npre:\n",
+         %one = iconst.i32 1\n    %zero = iconst.i32 0\n    %odd = and %l, %one\n    %c = icmp ne %odd, %zero\n",
     );
+    for k in 0..uniforms {
+        let _ = writeln!(src, "    %sk{k} = iconst.i32 {}\n    %s{k} = mul %u, %sk{k}", 2 * k + 3);
+    }
+    src.push_str("    %uc = icmp ne %u, %zero\n    brif %uc, pre, head(%zero, %l)\npre:\n");
     let pre = chain(&mut src, "a", "%l");
     let _ = write!(src, "    jump head(%zero, {pre})\nhead(%i: i32, %x: i32):\n    brif %c, body, join(%x)\nbody:\n");
     let body = chain(&mut src, "b", "%x");
     let _ = write!(
         src,
         "    jump join({body})\njoin(%r: i32):\n    %i2 = add %i, %one\n    %two = iconst.i32 2\n    \
-         %done = icmp uge %i2, %two\n    brif %done, exit, head(%i2, %r)\nexit:\n    %l64 = zext.i64 %l\n    \
-         %four = iconst.i64 4\n    %off = mul %l64, %four\n    %q = ptradd %p, %off\n    store %q, %r\n    ret\n}}\n"
+         %done = icmp uge %i2, %two\n    brif %done, exit, head(%i2, %r)\nexit:\n"
+    );
+    let mut sum = "%r".to_string();
+    for k in 0..uniforms {
+        let _ = writeln!(src, "    %t{k} = add {sum}, %s{k}");
+        sum = format!("%t{k}");
+    }
+    let _ = write!(
+        src,
+        "    %l64 = zext.i64 %l\n    %four = iconst.i64 4\n    %off = mul %l64, %four\n    %q = ptradd %p, %off\n    \
+         store %q, {sum}\n    ret\n}}\n"
     );
     src
 }
@@ -54,7 +68,7 @@ fn tool(name: &str) -> bool {
 
 #[test]
 fn far_branches_become_long_jumps_that_run_and_reassemble() {
-    let module = parse_module(&kernel()).unwrap();
+    let module = parse_module(&kernel(0)).unwrap();
     let (id, _) = module.kernels().next().unwrap();
     let dir = std::env::temp_dir().join(format!("gcnc-long-branches-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -109,4 +123,29 @@ fn far_branches_become_long_jumps_that_run_and_reassemble() {
         assert!(std::fs::read(&text).unwrap() == *code, "{tag}: llvm-mc-19 reassembles other bytes");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A long jump needs an SGPR pair above the kernel's: when a kernel with far branches uses every
+/// SGPR (110 uniform values live across it), compilation allocates again with a pair kept free
+/// (spilling more SGPRs into VGPR lanes), and the kernel still runs as the interpreter does.
+#[test]
+fn far_branches_in_a_kernel_that_uses_every_sgpr() {
+    let module = parse_module(&kernel(110)).unwrap();
+    let (id, _) = module.kernels().next().unwrap();
+    for (cpu, wave) in [("gfx1100", 32), ("gfx942", 64)] {
+        let target = Target { wave_size: wave, ..Target::new(TargetId::parse(cpu).unwrap()) };
+        let compiled = compile(&module, &target, &Options { text: true, ..Options::default() })
+            .unwrap_or_else(|e| panic!("{cpu}: {e}"));
+        let stats = &compiled.stats[0];
+        assert!(stats.spills.sgpr_lanes > 0, "{cpu}: the uniform values fit the SGPRs: {stats:?}");
+        assert!(compiled.asm[0].1.contains("s_getpc_b64"), "{cpu}: no long jump");
+        let args = [CheckArg::Buffer { ty: Type::I32, bytes: vec![0; 4 * 64] }, CheckArg::Scalar(3)];
+        let launch =
+            CheckLaunch { grid: [64, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed: 0, step_limit: None };
+        match check(&module, id, &target, &launch, &args) {
+            Ok(None) => {}
+            Ok(Some(m)) => panic!("{cpu}: {m}"),
+            Err(e) => panic!("{cpu}: {e}"),
+        }
+    }
 }

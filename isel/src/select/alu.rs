@@ -336,7 +336,11 @@ fn binary64(ctx: &mut Ctx<'_>, op: BinaryOp, a: Value, b: Value, r: Value) -> Re
 fn zext_of_dword(ctx: &Ctx<'_>, x: Value) -> Option<Value> {
     let frontend_ir::ValueDef::Result(inst) = ctx.func.dfg.values[x].def else { return None };
     match ctx.func.dfg.insts[inst] {
-        InstData::Convert { op: ConvOp::Zext, arg, .. } if ctx.func.dfg.value_type(arg) == Type::I32 => Some(arg),
+        InstData::Convert { op: ConvOp::Zext, arg, .. }
+            if ctx.func.dfg.value_type(arg) == Type::I32 && ctx.readable_here(arg) =>
+        {
+            Some(arg)
+        }
         _ => None,
     }
 }
@@ -854,7 +858,11 @@ fn scaled_index(ctx: &Ctx<'_>, offset: Value) -> Option<(Value, u32)> {
         _ => None,
     };
     let zext = |v: Value| match def(v)? {
-        &InstData::Convert { op: ConvOp::Zext, arg, .. } if dfg.value_type(arg) == Type::I32 => Some(arg),
+        &InstData::Convert { op: ConvOp::Zext, arg, .. }
+            if dfg.value_type(arg) == Type::I32 && ctx.readable_here(arg) =>
+        {
+            Some(arg)
+        }
         _ => None,
     };
     let (index, scale) = match *def(offset)? {

@@ -248,7 +248,7 @@ fn constant_offset(ctx: &Ctx<'_>, mut ptr: Value, fits: impl Fn(i64) -> bool) ->
         let InstData::PtrAdd { args: [base, delta] } = dfg.insts[inst] else { break };
         let Val::Const(k) = ctx.vals[delta] else { break };
         let sum = offset + frontend_ir::interp::eval::sext(dfg.value_type(delta), k);
-        if !fits(sum) {
+        if !fits(sum) || !ctx.readable_here(base) {
             break;
         }
         (ptr, offset) = (base, sum);
@@ -641,7 +641,9 @@ fn emit_ds(ctx: &mut Ctx<'_>, opcode: Opcode, defs: &[Def], ptr: Value, data: &[
     };
     let folded = match def {
         Some(&InstData::PtrAdd { args: [slot, index] }) => match ctx.vals[slot] {
-            Val::Const(c) if in_field(offset + c as i64) && ctx.vals[index] != Val::None => {
+            Val::Const(c)
+                if in_field(offset + c as i64) && ctx.vals[index] != Val::None && ctx.readable_here(index) =>
+            {
                 Some((index, offset + c as i64))
             }
             _ => None,

@@ -349,6 +349,19 @@ impl Ctx<'_> {
         def.is_some_and(|d| self.domtree.dominates(d, block))
     }
 
+    /// Whether the current block may read `v`'s temporary directly, as a pattern that looks
+    /// through the instructions using `v` would: not when `v` is defined in a loop the current
+    /// block is outside of. A value leaving a loop is read after it through the phis its exit
+    /// gives the values [`Ctx::live_out`] finds there, and `v` itself may not be one of them.
+    pub fn readable_here(&self, v: Value) -> bool {
+        let def = match self.func.dfg.values[v].def {
+            ValueDef::Param(d, _) => Some(d),
+            _ => self.value_uses.as_ref().and_then(|m| m[v].def.expand()),
+        };
+        let (Some(def), Some(here)) = (def, self.ir_block) else { return true };
+        self.loops.loop_of(def).is_none_or(|lp| self.loops.contains(lp, here))
+    }
+
     /// Appends `inst` to the current block.
     pub fn emit(&mut self, inst: mir::Inst) {
         self.mir.blocks[self.cur as usize].insts.push(inst);

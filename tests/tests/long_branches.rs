@@ -62,6 +62,18 @@ fn kernel(uniforms: usize) -> String {
     src
 }
 
+/// Runs the kernel on 64 work-items with the uniform `u`, on the emulator and the interpreter,
+/// and panics (naming `tag`) unless their buffers agree.
+fn run_as_interpreter(module: &frontend_ir::Module, id: frontend_ir::FuncId, target: &Target, u: u64, tag: &str) {
+    let args = [CheckArg::Buffer { ty: Type::I32, bytes: vec![0; 4 * 64] }, CheckArg::Scalar(u)];
+    let launch = CheckLaunch { grid: [64, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed: 0, step_limit: None };
+    match check(module, id, target, &launch, &args) {
+        Ok(None) => {}
+        Ok(Some(m)) => panic!("{tag}: {m}"),
+        Err(e) => panic!("{tag}: {e}"),
+    }
+}
+
 fn tool(name: &str) -> bool {
     Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success())
 }
@@ -91,14 +103,7 @@ fn far_branches_become_long_jumps_that_run_and_reassemble() {
             assert!(relaxed, "{tag}: no relaxed {skip}*");
         }
         for u in [0, 1] {
-            let args = [CheckArg::Buffer { ty: Type::I32, bytes: vec![0; 4 * 64] }, CheckArg::Scalar(u)];
-            let launch =
-                CheckLaunch { grid: [64, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed: 0, step_limit: None };
-            match check(&module, id, &target, &launch, &args) {
-                Ok(None) => {}
-                Ok(Some(m)) => panic!("{tag}, u = {u}: {m}"),
-                Err(e) => panic!("{tag}, u = {u}: {e}"),
-            }
+            run_as_interpreter(&module, id, &target, u, &format!("{tag}, u = {u}"));
         }
         if !tool("llvm-mc-19") || !tool("llvm-objcopy-19") {
             println!("SKIPPED: llvm-mc-19 or llvm-objcopy-19 is missing; {tag}'s text was not reassembled");
@@ -139,13 +144,6 @@ fn far_branches_in_a_kernel_that_uses_every_sgpr() {
         let stats = &compiled.stats[0];
         assert!(stats.spills.sgpr_lanes > 0, "{cpu}: the uniform values fit the SGPRs: {stats:?}");
         assert!(compiled.asm[0].1.contains("s_getpc_b64"), "{cpu}: no long jump");
-        let args = [CheckArg::Buffer { ty: Type::I32, bytes: vec![0; 4 * 64] }, CheckArg::Scalar(3)];
-        let launch =
-            CheckLaunch { grid: [64, 1, 1], block: [64, 1, 1], dyn_shared_bytes: 0, seed: 0, step_limit: None };
-        match check(&module, id, &target, &launch, &args) {
-            Ok(None) => {}
-            Ok(Some(m)) => panic!("{cpu}: {m}"),
-            Err(e) => panic!("{cpu}: {e}"),
-        }
+        run_as_interpreter(&module, id, &target, 3, cpu);
     }
 }

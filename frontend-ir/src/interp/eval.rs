@@ -64,13 +64,8 @@ fn is_nan(ty: Type, bits: u64) -> bool {
     to_f64(ty, bits).is_nan()
 }
 
-/// IEEE 754-2008 minNum/maxNum, as the hardware computes them in IEEE mode: a signalling NaN
-/// operand gives that NaN quieted (the first operand's, if both are), another NaN operand gives
-/// the other operand; -0 orders below +0.
+/// IEEE minNum/maxNum: a NaN operand gives the other operand; -0 orders below +0.
 fn float_minmax(ty: Type, a: u64, b: u64, max: bool) -> u64 {
-    if let Some(snan) = [a, b].into_iter().find(|&x| is_signalling_nan(ty, x)) {
-        return snan | quiet_bit(ty);
-    }
     if is_nan(ty, a) {
         return b;
     }
@@ -315,8 +310,9 @@ pub fn convert(op: ConvOp, from: Type, to: Type, a: u64) -> u64 {
 
 /// The new memory value of an atomic read-modify-write, from the old one and the operand.
 /// Float `fmin`/`fmax` are IEEE 754-2008's minNum/maxNum, as the memory atomics of the
-/// hardware compute them (CDNA ISA, "floating-point atomics") and as [`BinaryOp::Fmin`] is: a
-/// signalling NaN operand, in memory or in the register, gives that NaN quieted.
+/// hardware compute them (CDNA ISA, "floating-point atomics"): a signalling NaN operand,
+/// in memory or in the register, gives that NaN quieted; otherwise as [`BinaryOp::Fmin`]. An
+/// operation on registers can quiet its operands first; one on memory cannot.
 pub(crate) fn rmw(op: RmwOp, ty: Type, old: u64, v: u64) -> u64 {
     let bin = |op| binary(op, ty, old, v);
     match op {
@@ -332,8 +328,10 @@ pub(crate) fn rmw(op: RmwOp, ty: Type, old: u64, v: u64) -> u64 {
         RmwOp::Umax => bin(BinaryOp::Umax),
         RmwOp::Fadd => bin(BinaryOp::Fadd),
         RmwOp::Fsub => bin(BinaryOp::Fsub),
-        RmwOp::Fmin => bin(BinaryOp::Fmin),
-        RmwOp::Fmax => bin(BinaryOp::Fmax),
+        RmwOp::Fmin | RmwOp::Fmax => match [old, v].into_iter().find(|&x| is_signalling_nan(ty, x)) {
+            Some(snan) => snan | quiet_bit(ty),
+            None => bin(if op == RmwOp::Fmin { BinaryOp::Fmin } else { BinaryOp::Fmax }),
+        },
     }
 }
 

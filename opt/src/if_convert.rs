@@ -79,8 +79,9 @@ pub fn if_convert(func: &mut Function) -> bool {
         let insts = &mut func.dfg.blocks[block].insts;
         let at = insts.len() - 1;
         insts.splice(at..at, moved.into_iter().chain(selects));
-        for &i in &func.dfg.blocks[block].insts.clone() {
-            resolve_operands(&mut func.dfg, i);
+        for k in 0..func.dfg.blocks[block].insts.len() {
+            let inst = func.dfg.blocks[block].insts[k];
+            resolve_operands(&mut func.dfg, inst);
         }
         touched[block] = true;
         touched[join] = true;

@@ -56,6 +56,8 @@ struct Plan {
     exit: usize,
     /// How many times the body runs.
     trip: usize,
+    /// What the copies add, in machine instructions ([`loop_size`]).
+    added: usize,
 }
 
 /// Unrolls every innermost loop whose unrolled size fits `budget`.
@@ -74,13 +76,14 @@ fn unroll_within(func: &mut Function, budget: usize) -> bool {
     let mut plans = Vec::new();
     for lp in loops.loops().filter(|&lp| !has_inner[lp]) {
         let Some(plan) = plan(func, &cfg, &loops, lp, budget.min(allowance), &mut env) else { continue };
-        allowance -= plan.trip * loop_size(func, loops.blocks(lp));
+        allowance -= plan.added;
         plans.push(plan);
     }
     if plans.is_empty() {
         return false;
     }
     let mut copier = Copier {
+        block_map: SecondaryMap::with_capacity(func.dfg.blocks.len()),
         map: SecondaryMap::with_capacity(func.dfg.values.len()),
         after_loop: SecondaryMap::with_capacity(func.dfg.values.len()),
         owner: SecondaryMap::with_capacity(func.dfg.values.len()),
@@ -255,11 +258,13 @@ fn plan(
         }
     }
     let trip = trip?;
-    (trip * size + header_size <= budget).then_some(Plan { lp, exit, trip })
+    (trip * size + header_size <= budget).then_some(Plan { lp, exit, trip, added: trip * size })
 }
 
 /// The maps the copies are made with, shared by the loops of one run of the pass.
 struct Copier {
+    /// In the copy being made: the copy of each block of the loop.
+    block_map: SecondaryMap<Block, PackedOption<Block>>,
     /// In the copy being made: the copy of each value of the loop.
     map: SecondaryMap<Value, PackedOption<Value>>,
     /// For a header's value: what replaces it after the loop (the last copy's).
@@ -278,18 +283,17 @@ impl Copier {
         headers.extend((0..plan.trip).map(|_| func.dfg.make_block()));
         let mut new_blocks = Vec::with_capacity(plan.trip * blocks.len());
         // Copy 0 is the loop's own blocks, rewritten last, as the copies are made from them.
-        let mut block_map: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::new();
         let mut back_args = back_edge_args(func, blocks, header);
         for k in 1..=plan.trip {
             let copied = if k < plan.trip { blocks } else { &blocks[..1] };
-            block_map[header] = headers[k].into();
+            self.block_map[header] = headers[k].into();
             for (&p, &a) in func.dfg.blocks[header].params.clone().iter().zip(&back_args) {
                 self.map[p] = a.into();
             }
             new_blocks.push(headers[k]);
             for &b in &copied[1..] {
                 let nb = func.dfg.make_block();
-                block_map[b] = nb.into();
+                self.block_map[b] = nb.into();
                 new_blocks.push(nb);
                 for p in func.dfg.blocks[b].params.clone() {
                     let ty = func.dfg.value_type(p);
@@ -297,7 +301,7 @@ impl Copier {
                 }
             }
             for &b in copied {
-                let nb = block_map[b].unwrap();
+                let nb = self.block_map[b].unwrap();
                 for i in 0..func.dfg.blocks[b].insts.len() {
                     let inst = func.dfg.blocks[b].insts[i];
                     let mut data = func.dfg.insts[inst].clone();
@@ -306,7 +310,7 @@ impl Copier {
                     for call in data.block_calls_mut() {
                         call.args.iter_mut().for_each(map);
                         if call.block != header {
-                            call.block = block_map[call.block].expand().unwrap_or(call.block);
+                            call.block = self.block_map[call.block].expand().unwrap_or(call.block);
                         }
                     }
                     let result = func.dfg.inst_result(inst).map(|r| func.dfg.value_type(r));
@@ -318,11 +322,15 @@ impl Copier {
                     func.dfg.blocks[nb].insts.push(ni);
                 }
             }
-            let copy: Vec<Block> = copied.iter().map(|&b| block_map[b].unwrap()).collect();
+            let copy: Vec<Block> = copied.iter().map(|&b| self.block_map[b].unwrap()).collect();
             back_args = back_edge_args(func, &copy, header);
             rewrite_copy(func, &copy, plan, &headers, k);
         }
         rewrite_copy(func, blocks, plan, &headers, 0);
+        // The next loop's exits may be this loop's blocks: they map to themselves.
+        for &b in blocks {
+            self.block_map[b] = None.into();
+        }
         // After the loop, the header's values are the last copy's.
         if plan.trip > 0 {
             let header_values = func.dfg.blocks[header]

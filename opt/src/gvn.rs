@@ -12,10 +12,10 @@
 //! stack, with a scoped table whose entries are undone when the walk leaves their block:
 //! linear in the function, whatever its depth.
 
-use crate::rewrite::{is_invariant_load, is_wave_op, replace, resolve_operands};
+use crate::rewrite::{is_commutative, is_invariant_load, is_wave_op, replace, resolve_operands};
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
-use frontend_ir::{BinaryOp, Block, Function, InstData, IntCC, Value};
+use frontend_ir::{Block, Function, InstData, IntCC, Value};
 use std::collections::HashMap;
 
 /// Replaces the redundant instructions of `func`; true if there were any.
@@ -82,11 +82,8 @@ fn number_block(
 
 /// `data` with the operands of a commutative integer operation in a fixed order.
 fn canonical(mut data: InstData) -> InstData {
-    use BinaryOp::*;
     let commutative = match &data {
-        InstData::Binary { op, .. } => {
-            matches!(op, Add | Mul | And | Or | Xor | Smin | Smax | Umin | Umax | UmulHi | SmulHi)
-        }
+        InstData::Binary { op, .. } => is_commutative(*op),
         InstData::Icmp { cc, .. } => matches!(cc, IntCC::Eq | IntCC::Ne),
         _ => false,
     };

@@ -21,7 +21,7 @@
 //! with another use) is not made, so no rewrite adds work. Constants are computed by the
 //! interpreter's own arithmetic ([`frontend_ir::interp::eval`]).
 
-use crate::rewrite::{constant, resolve_operands};
+use crate::rewrite::{constant, is_commutative, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::interp::eval;
 use frontend_ir::{BinaryOp, Function, Inst, InstData, Type, Value, ValueDef};
@@ -201,10 +201,4 @@ impl Rewriter<'_> {
     fn int_const(&mut self, ty: Type, imm: u64) -> Value {
         self.emit(InstData::IntConst { ty, imm: imm & ty.mask() }, ty)
     }
-}
-
-/// Whether `a op b` is `b op a`.
-fn is_commutative(op: BinaryOp) -> bool {
-    use BinaryOp::*;
-    matches!(op, Add | Mul | And | Or | Xor | Smin | Smax | Umin | Umax)
 }

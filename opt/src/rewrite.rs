@@ -87,3 +87,10 @@ pub(crate) fn machine_size(dfg: &DataFlowGraph, data: &InstData) -> u32 {
         _ => 1 + u32::from(wide_args),
     }
 }
+
+/// Whether the integer operation `a op b` is `b op a`, bit for bit. (No float operation is:
+/// which NaN comes out of two depends on their order.)
+pub(crate) fn is_commutative(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    matches!(op, Add | Mul | And | Or | Xor | Smin | Smax | Umin | Umax | UmulHi | SmulHi)
+}

@@ -194,18 +194,9 @@ pub(crate) fn leave(ctx: &mut Ctx<'_>, to: Leave) -> bool {
     if !divergent {
         return true;
     }
-    for n in from..ctx.masks.stack.len() {
-        match ctx.masks.stack[n].kind {
-            Kind::If { saved } => remove_exec(ctx, saved),
-            Kind::Loop { active, .. } => remove_exec(ctx, active),
-        }
-    }
+    remove_from_constructs(ctx, from..ctx.masks.stack.len(), ctx.exec());
     match to {
-        Leave::Break(n) => {
-            if let Kind::Loop { active, .. } = ctx.masks.stack[n].kind {
-                remove_exec(ctx, active);
-            }
-        }
+        Leave::Break(n) => remove_from_constructs(ctx, n..n + 1, ctx.exec()),
         Leave::Continue(n) => ctx.masks.flow.waiting[n] = true,
         Leave::Return => {}
     }
@@ -217,12 +208,7 @@ pub(crate) fn leave(ctx: &mut Ctx<'_>, to: Leave) -> bool {
 /// loop's active mask, as [`leave`] takes a break's lanes out (never a direct branch, since
 /// other lanes stay). EXEC is left as it is.
 pub(crate) fn break_lanes(ctx: &mut Ctx<'_>, n: usize, lanes: Temp) {
-    for c in n..ctx.masks.stack.len() {
-        match ctx.masks.stack[c].kind {
-            Kind::If { saved } => remove_lanes(ctx, saved, Operand::temp(lanes)),
-            Kind::Loop { active, .. } => remove_lanes(ctx, active, Operand::temp(lanes)),
-        }
-    }
+    remove_from_constructs(ctx, n..ctx.masks.stack.len(), Operand::temp(lanes));
 }
 
 /// The lanes of EXEC whose bit in `mask` is `set` (`mask` may have bits outside EXEC).
@@ -262,16 +248,18 @@ fn record_jump(ctx: &mut Ctx<'_>) {
     }
 }
 
-/// `slot &= !exec`.
-fn remove_exec(ctx: &mut Ctx<'_>, slot: usize) {
-    remove_lanes(ctx, slot, ctx.exec());
-}
-
-/// `slot &= !lanes`.
-fn remove_lanes(ctx: &mut Ctx<'_>, slot: usize, lanes: Operand) {
-    if let Some(m) = get(ctx, slot) {
-        let r = binary(ctx, Opcode::SAndn2B32, Opcode::SAndn2B64, Operand::temp(m), lanes);
-        ctx.masks.flow.slots[slot] = Some(r);
+/// The lanes of `lanes` leave the constructs `constructs`: an if's saved mask, a loop's active
+/// one (`slot &= !lanes`).
+fn remove_from_constructs(ctx: &mut Ctx<'_>, constructs: std::ops::Range<usize>, lanes: Operand) {
+    for c in constructs {
+        let slot = match ctx.masks.stack[c].kind {
+            Kind::If { saved } => saved,
+            Kind::Loop { active, .. } => active,
+        };
+        if let Some(m) = get(ctx, slot) {
+            let r = binary(ctx, Opcode::SAndn2B32, Opcode::SAndn2B64, Operand::temp(m), lanes);
+            ctx.masks.flow.slots[slot] = Some(r);
+        }
     }
 }
 

@@ -64,10 +64,14 @@ fn is_nan(ty: Type, bits: u64) -> bool {
     to_f64(ty, bits).is_nan()
 }
 
-/// IEEE minNum/maxNum: a NaN operand gives the other operand; -0 orders below +0.
+/// IEEE 754-2019's minimumNumber/maximumNumber: a NaN operand, quiet or signalling, gives the
+/// other operand, and two NaNs give a quiet NaN (the second, quieted); -0 orders below +0. The
+/// hardware in IEEE mode computes this once each operand is canonicalized (`v_max x, x`,
+/// which quiets a signalling NaN); what it gives for two NaNs is always quiet, which matters
+/// when the result reaches a memory atomic ([`rmw`]), where a signalling NaN wins.
 fn float_minmax(ty: Type, a: u64, b: u64, max: bool) -> u64 {
     if is_nan(ty, a) {
-        return b;
+        return if is_nan(ty, b) { b | quiet_bit(ty) } else { b };
     }
     if is_nan(ty, b) {
         return a;
@@ -349,6 +353,15 @@ fn is_signalling_nan(ty: Type, bits: u64) -> bool {
     is_nan(ty, bits) && bits & quiet_bit(ty) == 0
 }
 
+/// A wave reduction's value over its first active lane alone: the lane's value, but a float
+/// minimum or maximum of one NaN is a quiet NaN, as of two ([`float_minmax`]).
+pub(crate) fn reduce_start(op: ReduceOp, ty: Type, v: u64) -> u64 {
+    match op {
+        ReduceOp::Fmin | ReduceOp::Fmax => reduce_step(op, ty, v, v),
+        _ => v,
+    }
+}
+
 /// Combines two lane values of a wave reduction.
 pub(crate) fn reduce_step(op: ReduceOp, ty: Type, acc: u64, v: u64) -> u64 {
     let bin = |op| binary(op, ty, acc, v);
@@ -415,6 +428,9 @@ mod tests {
         // A signalling NaN loses like any NaN in registers, and gives a quiet NaN in an atomic.
         let snan = 0x7f80_0001u64;
         assert_eq!(binary(BinaryOp::Fmin, t, snan, one), one);
+        // Two NaNs give a quiet one, which an atomic then treats as any quiet NaN.
+        assert_eq!(binary(BinaryOp::Fmax, t, snan, snan), snan | 0x40_0000);
+        assert_eq!(rmw(RmwOp::Fmin, t, one, binary(BinaryOp::Fmax, t, snan, snan)), one);
         assert_eq!(rmw(RmwOp::Fmin, t, snan, one), snan | 0x40_0000);
         assert_eq!(rmw(RmwOp::Fmax, t, one, snan), snan | 0x40_0000);
         assert_eq!(rmw(RmwOp::Fmax, t, nan, one), one);

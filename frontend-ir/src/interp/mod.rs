@@ -898,7 +898,7 @@ impl<'a> Ctx<'a> {
             InstData::Reduce { op, arg: v } => {
                 let ty = ty_of(*v);
                 let mut it = lanes(mask).map(|l| frame.regs[at(*v, l)]);
-                let first = it.next().expect("an active lane");
+                let first = eval::reduce_start(*op, ty, it.next().expect("an active lane"));
                 let total = it.fold(first, |acc, x| eval::reduce_step(*op, ty, acc, x));
                 per_lane!(|_l| total)
             }

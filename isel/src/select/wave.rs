@@ -35,7 +35,8 @@
 //! divergence analysis expects of a `reduce`. A uniform integer needs no loop: its `and`, `or`,
 //! `min` and `max` over the active lanes are itself, its sum is itself times the number of
 //! active lanes (`s_bcnt1` of EXEC), and its `xor` itself times that number's parity; a
-//! uniform float's `fmin`/`fmax` is itself and its sum goes through the loop.
+//! uniform float's `fmin`/`fmax` is itself canonicalized (`v_max x, x`, then
+//! `v_readfirstlane_b32`), and its sum goes through the loop.
 
 use super::alu::scalar;
 use super::{Ctx, Val};
@@ -125,7 +126,12 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
         return Ok(());
     }
     if !divergent && op != ReduceOp::Fadd {
-        ctx.set(result, val);
+        // The minimum or maximum of one value: the value, canonicalized (a quiet NaN for a
+        // signalling one, as two NaNs give in the interpreter).
+        let v = ctx.as_class(val, RegClass::vgpr(dwords))?;
+        let c = prepare_lanes(ctx, step, v, false);
+        let r = ctx.readfirstlane(c);
+        ctx.set(result, Val::Temp(r));
         return Ok(());
     }
     let rc = if divergent { RegClass::vgpr(dwords) } else { RegClass::sgpr(dwords) };

@@ -20,6 +20,7 @@ pub mod decode;
 pub mod encode;
 pub mod encoding;
 pub mod hazard;
+pub mod latency;
 pub mod mir;
 pub mod mir_parse;
 pub mod opcode;

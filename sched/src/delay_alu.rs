@@ -6,13 +6,12 @@
 //!
 //! The pass keeps, for each 32-bit register written recently by an ALU instruction, how many
 //! VALU (or TRANS) instructions have issued since, and how many cycles are left until the
-//! result is ready (latencies of LLVM's GFX11 scheduling model: 5 cycles for a 32-bit VALU
-//! operation, 6 for a 64-bit one, 8 for an integer multiply, 10 for TRANS (40 for an f64 one),
-//! 38 for f64, 2 for SALU). An ALU instruction that reads such a register gets an `s_delay_alu` naming the most
-//! recent producer of each kind (`instid0(VALU_DEP_n)`, `TRANS32_DEP_n`, `SALU_CYCLE_n`). When
-//! only one dependency is needed and an earlier `s_delay_alu` in the block has room, it is
-//! folded into that one's second slot with `instskip`, as LLVM does. Vector memory and LDS
-//! instructions wait for every outstanding VALU write on their own (`va_vdst` 0), as does
+//! result is ready (the latencies of [`isa::latency`], LLVM's GFX11 scheduling model). An ALU
+//! instruction that reads such a register gets an `s_delay_alu` naming the most recent producer
+//! of each kind (`instid0(VALU_DEP_n)`, `TRANS32_DEP_n`, `SALU_CYCLE_n`). When only one
+//! dependency is needed and an earlier `s_delay_alu` in the block has room, it is folded into
+//! that one's second slot with `instskip`, as LLVM does. Vector memory and LDS instructions
+//! wait for every outstanding VALU write on their own (`va_vdst` 0), as does
 //! `s_waitcnt_depctr va_vdst(0)`, and SALU/SMEM instructions wait for VALU writes of SGPRs, so
 //! those clear the state.
 //!
@@ -20,6 +19,7 @@
 //! states (the worst delay of each kind per register), iterated to a fixed point over loops.
 //! The pass runs last, after waits and hazards, so the counts see the final instruction stream.
 
+use isa::latency::{latency, Unit};
 use isa::mir::{Function, Inst};
 use isa::opcode::{Family, Format, Opcode};
 
@@ -217,36 +217,12 @@ fn depctr_waits_for_valu(imm: u16) -> bool {
 
 fn role(inst: &Inst, family: Family) -> Role {
     let format = inst.opcode.format(family);
-    let name = inst.opcode.name(family);
-    let valu = matches!(
-        format,
-        Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3sd | Format::Vop3p | Format::Vopd
-    );
     let salu = matches!(format, Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc);
-    let (kind, latency) = if valu && inst.opcode.is_transcendental(family) {
-        // WriteTrans64 40, WriteTrans32 10.
-        (Kind::Trans, if name.ends_with("_f64") { 40 } else { 10 })
-    } else if valu {
-        // LLVM's GFX11SpeedModel: WriteDouble 38, WriteIntMul and WriteQuarterRate32 8,
-        // Write64Bit 6, everything else 5.
-        let latency = if name.ends_with("_f64") {
-            38
-        } else if name.starts_with("v_mul_lo_u32")
-            || name.starts_with("v_mul_hi_")
-            || name.starts_with("v_mad_u64_u32")
-            || name.starts_with("v_mad_i64_i32")
-        {
-            8
-        } else if name.ends_with("_b64") || name.ends_with("_u64") || name.ends_with("_i64") {
-            6
-        } else {
-            5
-        };
-        (Kind::Valu, latency)
-    } else if salu {
-        (Kind::Salu, 2)
-    } else {
-        (Kind::Other, 0)
+    let (kind, latency) = match latency(inst.opcode, family) {
+        (Unit::Valu, cycles) => (Kind::Valu, cycles as u8),
+        (Unit::Trans, cycles) => (Kind::Trans, cycles as u8),
+        (Unit::Salu, cycles) => (Kind::Salu, cycles as u8),
+        _ => (Kind::Other, 0),
     };
     let waits_for_valu = matches!(format, Format::Ds | Format::Flat | Format::Global | Format::Scratch | Format::Mubuf)
         || (inst.opcode == Opcode::SWaitcntDepctr && depctr_waits_for_valu(inst.fields.imm));

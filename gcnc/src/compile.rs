@@ -50,7 +50,8 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 7] = ["isel", "hoist", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
+const MACHINE_STAGES: [&str; 8] =
+    ["isel", "hoist", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -393,6 +394,12 @@ fn compile_kernel(
             sched::hoist::hoist_invariants(&mut mir);
             timed("hoist", t);
             print("hoist", &mir);
+        }
+        if options.opt_level >= 1 {
+            let t = Instant::now();
+            sched::schedule::schedule(&mut mir, proc);
+            timed("schedule", t);
+            print("schedule", &mir);
         }
         let t = Instant::now();
         // VGPR spills go to scratch after the private arrays.

@@ -73,6 +73,23 @@ impl RegisterDemand {
     }
 }
 
+/// The largest demand, file by file, with which a kernel keeps the occupancy `demand`
+/// reaches: what a scheduler may use without costing waves (ACO's `max_reg_demand` for its
+/// target). Each file grows alone, up to what a wave may address.
+pub fn room_at_occupancy(demand: RegisterDemand, proc: &Processor, wave_size: u32) -> RegisterDemand {
+    let waves = demand.occupancy(proc, wave_size).waves_per_simd;
+    let mut room = demand;
+    for (file, ty) in [(0, RegType::Sgpr), (1, RegType::Vgpr)] {
+        let limit = file_limit(proc, ty);
+        let mut n = demand.of(file);
+        while n < limit && demand.with(file, n + 1).occupancy(proc, wave_size).waves_per_simd >= waves {
+            n += 1;
+        }
+        room = room.with(file, n);
+    }
+    room
+}
+
 /// The alignment, in registers, of a tuple of class `rc` on `proc`: SGPR pairs at even
 /// registers and wider SGPR tuples at multiples of 4; VGPR tuples at even registers where the
 /// processor requires it (gfx90a, gfx942), anywhere otherwise.

@@ -1,14 +1,17 @@
 //! Scheduling-related passes on MIR. Before register allocation, [`hoist`] moves
-//! loop-invariant ALU instructions out of loops. On allocated MIR, [`branches`] first removes
+//! loop-invariant ALU instructions out of loops and [`schedule`] reorders each block's
+//! computing stretches (loads early, dependent instructions apart, within the register
+//! demand the block had). On allocated MIR, [`branches`] first removes
 //! the branches and EXEC flips that exec-mask lowering leaves and nothing needs, then
 //! [`hazards`] inserts the `s_nop` and
 //! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
 //! `s_waitcnt` from per-counter scoreboards, and [`delay_alu`] adds gfx11's `s_delay_alu`
-//! issue hints last. The pre-RA scheduler comes later.
+//! issue hints last.
 #![deny(missing_docs)]
 
 pub mod branches;
 pub mod delay_alu;
 pub mod hazards;
 pub mod hoist;
+pub mod schedule;
 pub mod waitcnt;

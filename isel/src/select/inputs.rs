@@ -6,8 +6,8 @@
 //! the emulator agree on the layout by construction. `p_startpgm` defines one temporary per
 //! enabled input, fixed to its register: the kernarg pointer (an SGPR pair), the work-group
 //! IDs (system SGPRs) and the work-item IDs (VGPRs). The arguments the kernel reads are
-//! loaded with SMEM from the kernarg segment at their [`KernargLayout`] offsets, adjacent ones
-//! merged into one load of 2 or 4 dwords (a piece never straddles two loads); the hidden
+//! loaded with SMEM from the kernarg segment at their [`KernargLayout`] offsets, nearby ones
+//! merged into one load of up to 8 dwords (a piece never straddles two loads); the hidden
 //! arguments too (`group_size.x` is the u16 at the hidden GroupSizeX slot: its dword is loaded
 //! and masked with `s_and_b32 0xffff`, as clang does).
 
@@ -145,7 +145,7 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
         }
     }
     if let Some(ptr) = kernarg_ptr {
-        load_pieces(ctx, ptr, &mut pieces);
+        load_pieces(ctx, ptr, &mut pieces, kernarg.size / 4);
     }
     // A narrow argument is its bytes of the dword, zero-extended in an SGPR.
     for (p, dword, byte, size) in narrow {
@@ -268,37 +268,53 @@ pub(super) fn lds_bytes(func: &Function) -> u32 {
     }
 }
 
-/// Loads every piece: contiguous pieces are merged into runs, and each run is read with the
-/// widest loads (4, 2 or 1 dwords) that end on a piece boundary. A load of several pieces is
-/// split into them.
-fn load_pieces(ctx: &mut Ctx<'_>, ptr: Temp, pieces: &mut [Piece]) {
+/// Loads every piece: pieces are merged into runs, each read by one load of 1, 2, 4 or 8
+/// dwords from the run's first dword, as long as the load stays inside the segment of
+/// `segment_dwords` (the dwords between and after the pieces are read and not used: a few
+/// SGPRs for a moment at the entry, where nearly nothing else is live, against an instruction
+/// and its wait). Not 16: a 16-SGPR tuple aligned to 4 covers the work-group IDs the hardware
+/// puts in s12-s15 of small kernels, and the allocator then moves them. A load of several
+/// pieces is split into them.
+fn load_pieces(ctx: &mut Ctx<'_>, ptr: Temp, pieces: &mut [Piece], segment_dwords: u32) {
     pieces.sort_by_key(|p| p.dword);
     let mut i = 0;
     while i < pieces.len() {
-        // The longest prefix of pieces from i that is contiguous and at most 4 dwords, with a
-        // total of 1, 2 or 4.
-        let mut best = (i + 1, pieces[i].size);
-        let (mut end, mut total) = (i, 0);
-        while end < pieces.len() && pieces[end].dword == pieces[i].dword + total && total + pieces[end].size <= 4 {
-            total += pieces[end].size;
+        // The most pieces from i that one load reaches.
+        let start = pieces[i].dword;
+        let load_size = |end: usize| {
+            let span = pieces[end - 1].dword + pieces[end - 1].size - start;
+            span.next_power_of_two()
+        };
+        let mut end = i + 1;
+        while end < pieces.len() && load_size(end + 1) <= 8 && start + load_size(end + 1) <= segment_dwords {
             end += 1;
-            if matches!(total, 1 | 2 | 4) {
-                best = (end, total);
-            }
         }
-        let (end, total) = best;
+        let total = load_size(end);
         let opcode = match total {
             1 => Opcode::SLoadB32,
             2 => Opcode::SLoadB64,
-            _ => Opcode::SLoadB128,
+            4 => Opcode::SLoadB128,
+            _ => Opcode::SLoadB256,
         };
-        let fields = mir::Fields { offset: (pieces[i].dword * 4) as i32, ..Default::default() };
-        if end == i + 1 {
+        let fields = mir::Fields { offset: (start * 4) as i32, ..Default::default() };
+        if end == i + 1 && total == pieces[i].size {
             ctx.emit(mir::Inst::new(opcode, &[Def::temp(pieces[i].temp)], &[Operand::temp(ptr)]).with_fields(fields));
         } else {
             let whole = ctx.temp(RegClass::sgpr(total as u8));
             ctx.emit(mir::Inst::new(opcode, &[Def::temp(whole)], &[Operand::temp(ptr)]).with_fields(fields));
-            let defs: Vec<Def> = pieces[i..end].iter().map(|p| Def::temp(p.temp)).collect();
+            // The pieces, and one-dword temporaries for the dwords no piece takes.
+            let mut defs: Vec<Def> = Vec::new();
+            let mut at = start;
+            for p in &pieces[i..end] {
+                for _ in at..p.dword {
+                    defs.push(Def::temp(ctx.temp(RegClass::S1)));
+                }
+                defs.push(Def::temp(p.temp));
+                at = p.dword + p.size;
+            }
+            for _ in at..start + total {
+                defs.push(Def::temp(ctx.temp(RegClass::S1)));
+            }
             ctx.emit(mir::Inst::new(Opcode::PSplitVector, &defs, &[Operand::temp(whole)]));
         }
         i = end;

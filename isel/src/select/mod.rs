@@ -42,6 +42,7 @@
 mod alu;
 mod atomic_expand;
 mod cleanup;
+mod combine;
 mod control;
 mod divide;
 mod f64;
@@ -158,6 +159,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     let mut mir = ctx.mir;
     linear_ssa::run(&mut mir);
     cleanup::run(&mut mir);
+    combine::run(&mut mir, target.generation());
     memory_model::prune_waits(&mut mir);
     let lds_bytes = inputs::lds_bytes(func);
     let private_bytes = inputs::private_bytes(func);

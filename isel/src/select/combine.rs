@@ -1,0 +1,124 @@
+//! Three-source VALU combining (ACO's `combine_three_valu_op`): a 32-bit vector add whose
+//! operand is the only use of another add or of a left shift in the same block becomes one
+//! instruction, `v_add3_u32 a, b, c` or `v_lshl_add_u32 x, k, c`, and the inner one goes. The
+//! result is the same in every lane: both compute the same wrapping sum, and the shift amount
+//! is taken modulo 32 by both forms.
+//!
+//! A combination happens only where the three-source form can encode its operands: no more
+//! scalar values (distinct SGPRs and the literal) than the constant bus takes
+//! ([`isa::constant_bus`]), a literal only where VOP3 carries one, and no modifier on either
+//! instruction. Linear VGPRs (live in inactive lanes) are left alone. One walk over each block,
+//! with use counts and definitions in dense tables: linear in the function.
+
+use isa::constant_bus;
+use isa::encoding::inline_field_typed;
+use isa::mir::{Fields, Function, Inst, Operand, OperandKind};
+use isa::opcode::Opcode;
+use isa::processor::Generation;
+use isa::reg::RegType;
+use isa::table::ConstType;
+use smallvec::SmallVec;
+
+/// Combines the adds of `func` with the add or shift that feeds them, on `generation`.
+pub(super) fn run(func: &mut Function, generation: Generation) {
+    let temps = func.temps as usize;
+    let mut uses = vec![0u32; temps];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        for t in inst.ops.iter().filter_map(Operand::temp_of) {
+            uses[t.id as usize] += 1;
+        }
+    }
+    // The index, in the current block, of the instruction defining each temporary (valid when
+    // `block_of` names the current block).
+    let mut def_at = vec![0u32; temps];
+    let mut block_of = vec![u32::MAX; temps];
+    for (b, block) in func.blocks.iter_mut().enumerate() {
+        let b = b as u32;
+        let mut gone = vec![false; block.insts.len()];
+        for i in 0..block.insts.len() {
+            if let Some((j, fused)) = fuse(&block.insts, i, &uses, &def_at, &block_of, b, generation) {
+                block.insts[i] = fused;
+                gone[j] = true;
+            }
+            for t in block.insts[i].defs.iter().filter_map(|d| d.temp) {
+                def_at[t.id as usize] = i as u32;
+                block_of[t.id as usize] = b;
+            }
+        }
+        let mut k = 0;
+        block.insts.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
+    }
+}
+
+/// The three-source instruction replacing `insts[i]`, and the index of the instruction it
+/// absorbs, if `insts[i]` is an add one of whose operands qualifies.
+fn fuse(
+    insts: &[Inst],
+    i: usize,
+    uses: &[u32],
+    def_at: &[u32],
+    block_of: &[u32],
+    block: u32,
+    generation: Generation,
+) -> Option<(usize, Inst)> {
+    let outer = &insts[i];
+    if outer.opcode != Opcode::VAddNcU32 || outer.fields != Fields::default() || !plain(outer) {
+        return None;
+    }
+    (0..2).find_map(|side| {
+        let t = outer.ops[side].temp_of()?;
+        let id = t.id as usize;
+        if uses[id] != 1 || block_of[id] != block {
+            return None;
+        }
+        let j = def_at[id] as usize;
+        let inner = &insts[j];
+        if inner.fields != Fields::default() || !plain(inner) || inner.defs.len() != 1 {
+            return None;
+        }
+        let other = outer.ops[1 - side];
+        let (opcode, ops): (Opcode, SmallVec<[Operand; 4]>) = match inner.opcode {
+            Opcode::VAddNcU32 => (Opcode::VAdd3U32, [inner.ops[0], inner.ops[1], other].into_iter().collect()),
+            // v_lshlrev_b32 takes the shift first.
+            Opcode::VLshlrevB32 => (Opcode::VLshlAddU32, [inner.ops[1], inner.ops[0], other].into_iter().collect()),
+            _ => return None,
+        };
+        if !fits_constant_bus(&ops, opcode, generation) {
+            return None;
+        }
+        let mut fused = Inst::new(opcode, &outer.defs, &ops);
+        fused.vop3 = true;
+        Some((j, fused))
+    })
+}
+
+/// Whether `inst` reads and writes only temporaries and constants, none of them a linear VGPR.
+fn plain(inst: &Inst) -> bool {
+    inst.ops.iter().all(|op| match op.kind {
+        OperandKind::Temp(t) => op.reg.is_none() && !(t.rc.ty == RegType::Vgpr && t.rc.linear),
+        OperandKind::Const(_) => true,
+        _ => false,
+    }) && inst.defs.iter().all(|d| d.reg.is_none() && d.temp.is_some_and(|t| !t.rc.linear))
+}
+
+/// Whether a VOP3 `opcode` with `ops` reads no more scalar values than the constant bus
+/// takes on `generation`: distinct SGPR temporaries, and the literal (a constant that is no
+/// inline constant), which also needs VOP3 literals.
+fn fits_constant_bus(ops: &[Operand], opcode: Opcode, generation: Generation) -> bool {
+    let mut sgprs: SmallVec<[u32; 3]> = SmallVec::new();
+    let mut literals: SmallVec<[u64; 3]> = SmallVec::new();
+    for op in ops {
+        match op.kind {
+            OperandKind::Temp(t) if t.rc.ty == RegType::Sgpr && !sgprs.contains(&t.id) => sgprs.push(t.id),
+            OperandKind::Const(c) if inline_field_typed(c, ConstType::B32).is_none() && !literals.contains(&c) => {
+                literals.push(c)
+            }
+            _ => {}
+        }
+    }
+    (literals.is_empty() || (literals.len() == 1 && constant_bus::vop3_literal(generation)))
+        && sgprs.len() + literals.len() <= constant_bus::limit(generation, opcode)
+}

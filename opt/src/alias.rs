@@ -188,7 +188,8 @@ impl MemoryClasses {
         for (_, inst) in func.insts_in_layout() {
             let data = &func.dfg.insts[inst];
             let Some(ptr) = data.mem_ptr() else { continue };
-            if matches!(data, InstData::Load { .. }) && func.dfg.value_type(ptr).addr_space() == Some(AddrSpace::Constant)
+            if matches!(data, InstData::Load { .. })
+                && func.dfg.value_type(ptr).addr_space() == Some(AddrSpace::Constant)
             {
                 continue;
             }
@@ -322,9 +323,9 @@ impl MemoryClasses {
 fn access_type(dfg: &DataFlowGraph, data: &InstData) -> Option<Type> {
     match data {
         InstData::Load { ty, .. } | InstData::AtomicLoad { ty, .. } => Some(*ty),
-        InstData::Store { args, .. }
-        | InstData::AtomicRmw { args, .. }
-        | InstData::AtomicStore { args, .. } => Some(dfg.value_type(args[1])),
+        InstData::Store { args, .. } | InstData::AtomicRmw { args, .. } | InstData::AtomicStore { args, .. } => {
+            Some(dfg.value_type(args[1]))
+        }
         InstData::AtomicCas { args, .. } => Some(dfg.value_type(args[1])),
         _ => None,
     }

@@ -61,6 +61,14 @@ pub enum ExprKind {
         /// Which element.
         slot: SharedSlot,
     },
+    /// `buf[ob + slot]`: an output slot of the work-item's own, read back (what it holds
+    /// before the work-item writes it is the buffer's initial content).
+    Own {
+        /// The output buffer.
+        buf: String,
+        /// Which of the work-item's slots.
+        slot: u32,
+    },
     /// A call of a built-in function or a helper.
     Call(String, Vec<Expr>),
 }
@@ -420,7 +428,9 @@ pub fn stmt_exprs_mut(s: &mut Stmt) -> Vec<&mut Expr> {
 /// An expression's direct operands.
 pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     match &mut e.kind {
-        ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Special(_) | ExprKind::Shared { .. } => Vec::new(),
+        ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Special(_) | ExprKind::Shared { .. } | ExprKind::Own { .. } => {
+            Vec::new()
+        }
         ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Index { index: x, .. } => vec![&mut **x],
         ExprKind::Binary(_, a, b) => vec![&mut **a, &mut **b],
         ExprKind::Call(_, args) => args.iter_mut().collect(),

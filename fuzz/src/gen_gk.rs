@@ -4,7 +4,7 @@
 //! in loops and branches, wave operations in divergent code, 64-bit shifts and conversions.
 //!
 //! Every program is well-defined: indices are masked, loops are counted, each work-item
-//! writes only its own output slots, shared memory is used in rounds separated by barriers in
+//! writes and reads back only its own output slots, shared memory is used in rounds separated by barriers in
 //! uniform control flow (conditions of scalar parameters, group ids, constants and uniform
 //! `let`s) before any `return`, shared reads are of elements a work-item wrote, atomics use
 //! one order-independent operation per region, and the approximate functions get arguments
@@ -21,6 +21,9 @@ const SLOTS: u32 = 8;
 /// The output slot of approximate results, which nothing else writes or reads: an atomic on
 /// it would read the approximate value back and compute with it.
 const APPROX_SLOT: u32 = SLOTS - 1;
+/// The output slots that expressions read back: few, so that reads often meet a write (or
+/// another read) of the same slot.
+const READ_SLOTS: u32 = 4;
 /// Elements of each input buffer (a power of two, indexed with a mask).
 const INPUT_LEN: [u32; 2] = [64, 256];
 /// Elements of the atomics buffer: 8 per operation.
@@ -385,6 +388,13 @@ impl Gen {
                     // Of the buffer's own type: the check's bound is the element type's.
                     return vec![Stmt::Out { buf, slot: APPROX_SLOT, value: self.approximate(elem) }];
                 }
+                if self.rng.chance(30) {
+                    // An update in place: a load, then a store, of one slot.
+                    let slot = self.rng.below(u64::from(READ_SLOTS)) as u32;
+                    let own = Expr { ty: elem, kind: ExprKind::Own { buf: buf.clone(), slot } };
+                    let value = self.expr(elem, 2, false);
+                    return vec![Stmt::Out { buf, slot, value: self.bin("+", elem, own, value) }];
+                }
                 let ty = self.pick_var_ty();
                 let value = self.expr(ty, 3, false);
                 vec![self.out(value)]
@@ -526,10 +536,12 @@ impl Gen {
         vec![s]
     }
 
-    /// `buf[ob + slot] = value`, the value converted to the buffer's type.
+    /// `buf[ob + slot] = value`, the value converted to the buffer's type; half of the time
+    /// to one of the slots that expressions read back.
     fn out(&mut self, value: Expr) -> Stmt {
         let (buf, elem) = self.outputs[self.rng.index(self.outputs.len())].clone();
-        let slot = self.rng.below(u64::from(APPROX_SLOT)) as u32;
+        let slots = if self.rng.chance(50) { READ_SLOTS } else { APPROX_SLOT };
+        let slot = self.rng.below(u64::from(slots)) as u32;
         Stmt::Out { buf, slot, value: self.cast_to(value, elem) }
     }
 
@@ -622,6 +634,8 @@ impl Gen {
         let tiles: Vec<(String, Ty)> =
             if uniform { Vec::new() } else { self.tiles.iter().filter(|t| t.1 == ty).cloned().collect() };
         let kernel = self.helper_ret.is_none();
+        let outputs: Vec<String> =
+            if uniform { Vec::new() } else { self.outputs.iter().filter(|o| o.1 == ty).map(|o| o.0.clone()).collect() };
         let weights = [
             10,
             if vars.is_empty() { 0 } else { 25 },
@@ -629,6 +643,7 @@ impl Gen {
             if inputs.is_empty() || !kernel { 0 } else { 12 },
             if arrays.is_empty() { 0 } else { 8 },
             if tiles.is_empty() || !kernel { 0 } else { 6 },
+            if outputs.is_empty() || !kernel { 0 } else { 12 },
         ];
         match self.rng.weighted(&weights) {
             0 => self.literal(ty),
@@ -651,6 +666,10 @@ impl Gen {
                 let (base, len) = (a.name.clone(), a.array.unwrap_or(1));
                 let index = self.expr_of_int(false);
                 Expr { ty, kind: ExprKind::Index { base, len, index: Box::new(index) } }
+            }
+            6 => {
+                let buf = outputs[self.rng.index(outputs.len())].clone();
+                Expr { ty, kind: ExprKind::Own { buf, slot: self.rng.below(u64::from(READ_SLOTS)) as u32 } }
             }
             _ => {
                 let (base, _) = tiles[self.rng.index(tiles.len())].clone();

@@ -337,6 +337,7 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Cast(x) => format!("({} as {})", expr(x), e.ty.name()),
         ExprKind::Index { base, len, index } => format!("{base}[{}]", masked(index, *len)),
         ExprKind::Shared { base, slot } => format!("{base}[{}]", shared_slot(*slot)),
+        ExprKind::Own { buf, slot } => format!("{buf}[ob + {slot}u]"),
         ExprKind::Call(name, args) => {
             let args: Vec<String> = args.iter().map(expr).collect();
             format!("{name}({})", args.join(", "))

@@ -53,6 +53,7 @@ fn every_program_is_accepted_and_the_constructs_are_reached() {
         ": f16",
         ": i64",
         "seq_cst",
+        "= (o0[ob + ",
     ];
     for seed in 0..400 {
         let name = format!("g{seed}");

@@ -5,9 +5,9 @@
 //! The candidates are the instructions without effects whose result depends only on their
 //! operands: constants, arithmetic, comparisons, conversions, selects, address computations,
 //! slot addresses and the dispatch's special values; and loads of constant memory (`&[T]`),
-//! which nothing writes while the kernel runs. Other memory reads wait for an alias analysis
-//! (issue 12), and wave operations are never merged: their result depends on the lanes active
-//! where they run. Operands of commutative integer operations are ordered first, so `a + b`
+//! which nothing writes while the kernel runs. Loads of writable memory are `load_elim`'s,
+//! which numbers them with the memory's version; wave operations are never merged: their
+//! result depends on the lanes active where they run. Operands of commutative integer operations are ordered first, so `a + b`
 //! and `b + a` get one number. The walk is a preorder of the dominator tree on an explicit
 //! stack, with a scoped table whose entries are undone when the walk leaves their block:
 //! linear in the function, whatever its depth.

@@ -15,22 +15,27 @@
 //!
 //! ```text
 //!  -O0  nothing: the code maps to the source one to one
-//!  -O1  fold → reassociate → simplify_cfg → gvn → dce, once
-//!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → licm → unroll → dce,
+//!  -O1  fold → reassociate → simplify_cfg → gvn → load_elim → dce, once
+//!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → load_elim → licm → unroll → dce,
 //!       repeated while it changes something (at most 4 rounds)
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
-//! Not built yet (issue 12): loads of writable memory in value numbering and code motion
-//! (they need the alias rules of `&mut [T]`), loop rotation, strength reduction and partial
-//! unrolling, scalar replacement of private arrays.
+//! Loads of writable memory are merged and forwarded by `load_elim` and hoisted by `licm`
+//! under the alias rules of `alias` (`&mut [T]` buffers overlap nothing else; data races are
+//! undefined; barriers, fences and atomics synchronize).
+//!
+//! Not built yet (issue 12): loop rotation, strength reduction and partial unrolling, dead
+//! store elimination, scalar replacement of private arrays.
 #![deny(missing_docs)]
 
+mod alias;
 pub mod dce;
 pub mod fold;
 pub mod gvn;
 pub mod if_convert;
 pub mod licm;
+pub mod load_elim;
 pub mod reassociate;
 mod rewrite;
 pub mod simplify_cfg;
@@ -48,23 +53,32 @@ pub struct Pass {
 }
 
 /// Every pass, in the order a round of `-O2` runs them.
-pub const PASSES: [Pass; 8] = [
+pub const PASSES: [Pass; 9] = [
     Pass { name: "fold", run: fold::fold },
     Pass { name: "reassociate", run: reassociate::reassociate },
     Pass { name: "simplify_cfg", run: simplify_cfg::simplify_cfg },
     Pass { name: "if_convert", run: if_convert::if_convert },
     Pass { name: "gvn", run: gvn::gvn },
+    Pass { name: "load_elim", run: load_elim::load_elim },
     Pass { name: "licm", run: licm::licm },
     Pass { name: "unroll", run: unroll::unroll },
     Pass { name: "dce", run: dce::dce },
 ];
 
 /// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling.
-const CHEAP: [Pass; 5] = [PASSES[0], PASSES[1], PASSES[2], PASSES[4], PASSES[7]];
+const CHEAP: [Pass; 6] = [PASSES[0], PASSES[1], PASSES[2], PASSES[4], PASSES[5], PASSES[8]];
 
 /// A round of `-O3`: `-O2`'s with unrolling's larger budget.
-const O3: [Pass; 7] =
-    [PASSES[0], PASSES[1], PASSES[2], PASSES[3], PASSES[4], Pass { name: "unroll", run: unroll::unroll_o3 }, PASSES[6]];
+const O3: [Pass; 8] = [
+    PASSES[0],
+    PASSES[1],
+    PASSES[2],
+    PASSES[3],
+    PASSES[4],
+    PASSES[5],
+    Pass { name: "unroll", run: unroll::unroll_o3 },
+    PASSES[7],
+];
 
 /// What `-O<level>` runs: the passes of one round, and how many rounds at most (a round
 /// repeats only while some pass of the previous one changed the function).

@@ -15,15 +15,20 @@
 //!
 //! ```text
 //!  -O0  nothing: the code maps to the source one to one
-//!  -O1  fold → reassociate → simplify_cfg → gvn → dce, once
-//!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → licm → unroll → dce,
-//!       repeated while it changes something (at most 4 rounds)
+//!  -O1  fold → reassociate → simplify_cfg → scalar_replace → gvn → dce, once
+//!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → licm → unroll →
+//!       scalar_replace → dce, repeated while it changes something (at most 4 rounds)
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
+//! Scalar replacement comes after unrolling in a round: the constant offsets of the unrolled
+//! copies are elements of their own at once, and a small array's dynamic stores, which become
+//! a select per element, do not make a loop too large to unroll first. The next round's
+//! folding and value numbering clean up after it.
+//!
 //! Not built yet (issue 12): loads of writable memory in value numbering and code motion
 //! (they need the alias rules of `&mut [T]`), loop rotation, strength reduction and partial
-//! unrolling, scalar replacement of private arrays.
+//! unrolling.
 #![deny(missing_docs)]
 
 pub mod dce;
@@ -33,6 +38,7 @@ pub mod if_convert;
 pub mod licm;
 pub mod reassociate;
 mod rewrite;
+pub mod scalar_replace;
 pub mod simplify_cfg;
 pub mod unroll;
 
@@ -54,17 +60,28 @@ const IF_CONVERT: Pass = Pass { name: "if_convert", run: if_convert::if_convert 
 const GVN: Pass = Pass { name: "gvn", run: gvn::gvn };
 const LICM: Pass = Pass { name: "licm", run: licm::licm };
 const UNROLL: Pass = Pass { name: "unroll", run: unroll::unroll };
+const SCALAR_REPLACE: Pass = Pass { name: "scalar_replace", run: scalar_replace::scalar_replace };
 const DCE: Pass = Pass { name: "dce", run: dce::dce };
 
 /// Every pass, in the order a round of `-O2` runs them.
-pub const PASSES: [Pass; 8] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LICM, UNROLL, DCE];
+pub const PASSES: [Pass; 9] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LICM, UNROLL, SCALAR_REPLACE, DCE];
 
-/// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling.
-const CHEAP: [Pass; 5] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, GVN, DCE];
+/// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling, with
+/// scalar replacement before value numbering, which merges the compares and constants it makes.
+const CHEAP: [Pass; 6] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, SCALAR_REPLACE, GVN, DCE];
 
 /// A round of `-O3`: `-O2`'s with unrolling's larger budget.
-const O3: [Pass; 8] =
-    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LICM, Pass { name: "unroll", run: unroll::unroll_o3 }, DCE];
+const O3: [Pass; 9] = [
+    FOLD,
+    REASSOCIATE,
+    SIMPLIFY_CFG,
+    IF_CONVERT,
+    GVN,
+    LICM,
+    Pass { name: "unroll", run: unroll::unroll_o3 },
+    SCALAR_REPLACE,
+    DCE,
+];
 
 /// What `-O<level>` runs: the passes of one round, and how many rounds at most (a round
 /// repeats only while some pass of the previous one changed the function).

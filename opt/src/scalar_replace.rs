@@ -13,7 +13,8 @@
 //! outside the slot is outside the array, whose other bytes do not exist in the kernel
 //! language (the interpreter reaches the frame's next slot there, or faults): what such an
 //! access reads or writes is not kept. Accesses of one size and several types (an f32 stored,
-//! its bits loaded as a u32) share an integer value through bitcasts.
+//! its bits loaded as a u32) share an integer value through bitcasts, for the 32- and 64-bit
+//! integers and floats whose bitcasts instruction selection takes; other mixes stay in memory.
 //!
 //! The SSA form is built as Braun et al.'s "Simple and Efficient Construction of Static Single
 //! Assignment Form" (CC 2013) builds it on a complete CFG: each block's accesses are rewritten
@@ -224,7 +225,7 @@ fn plan(func: &Function, traced: &mut Traced) -> Option<PrimaryMap<Var, Type>> {
         p.ty = match p.ty {
             None => Some(a.ty),
             Some(t) if t == a.ty => Some(t),
-            Some(t) if t.bytes() == Some(bytes) => Some(integer(bytes)),
+            Some(t) if t.bytes() == Some(bytes) && punnable(t) && punnable(a.ty) => Some(integer(bytes)),
             Some(t) => {
                 p.kept = true;
                 Some(t)
@@ -248,7 +249,6 @@ fn plan(func: &Function, traced: &mut Traced) -> Option<PrimaryMap<Var, Type>> {
             p.kept = true;
             continue;
         }
-        promoted = true;
         if let (true, Some(ty)) = (p.dynamic, p.ty) {
             let count = data.size / ty.bytes().unwrap_or(1);
             if count == 0 || count > MAX_DYNAMIC_ELEMENTS {
@@ -261,6 +261,7 @@ fn plan(func: &Function, traced: &mut Traced) -> Option<PrimaryMap<Var, Type>> {
                 vars.push(ty);
             }
         }
+        promoted = true;
     }
     if !promoted {
         return None;
@@ -289,13 +290,19 @@ fn plan(func: &Function, traced: &mut Traced) -> Option<PrimaryMap<Var, Type>> {
     Some(vars)
 }
 
-/// The integer type of `bytes` bytes.
+/// Whether the elements of a slot accessed as `ty` and as another type of its size may be one
+/// integer value, bitcast: 32- and 64-bit integers and floats, the bitcasts that keep the bits
+/// in the same registers, which instruction selection takes (not f16 and i16, nor pointers).
+fn punnable(ty: Type) -> bool {
+    matches!(ty, Type::I32 | Type::F32 | Type::I64 | Type::F64)
+}
+
+/// The integer type of `bytes` bytes (4 or 8: see [`punnable`]).
 fn integer(bytes: u32) -> Type {
-    match bytes {
-        1 => Type::I8,
-        2 => Type::I16,
-        4 => Type::I32,
-        _ => Type::I64,
+    if bytes == 8 {
+        Type::I64
+    } else {
+        Type::I32
     }
 }
 
@@ -414,27 +421,27 @@ impl Ssa {
     fn access(&mut self, func: &mut Function, insts: &mut Vec<Inst>, block: Block, a: &Access, plan: &SlotPlan) {
         let at = a.inst;
         let element = |k: u32| Var(a.var.0 + k);
-        // A dynamic access: the offset of each element from the pointer's constant part, and
-        // the dynamic part as the 32 bits a private address keeps. (In an array of one
-        // element, it can only be that one.)
+        // A dynamic access: whether the dynamic part of the offset, as the 32 bits a private
+        // address keeps, is that of element k (in an array of one element, it can only be
+        // that one).
         let dynamic = a.origin.dynamic.expand().filter(|_| plan.count > 1).map(|d| {
             let index = match func.dfg.value_type(d) {
                 Type::I32 => d,
                 _ => emit(func, insts, at, InstData::Convert { op: ConvOp::Itrunc, ty: Type::I32, arg: d }, Type::I32),
             };
             let bytes = self.ty[a.var].bytes().unwrap_or(1);
-            let is = move |func: &mut Function, insts: &mut Vec<Inst>, k: u32| {
+            move |func: &mut Function, insts: &mut Vec<Inst>, k: u32| {
                 let imm = u64::from(k.wrapping_mul(bytes).wrapping_sub(a.origin.offset));
                 let c = emit(func, insts, at, InstData::IntConst { ty: Type::I32, imm }, Type::I32);
                 emit(func, insts, at, InstData::Icmp { cc: IntCC::Eq, args: [index, c] }, Type::I1)
-            };
-            (is, plan.count)
+            }
         });
+        let count = plan.count;
         match func.dfg.insts[at] {
             InstData::Load { ty, .. } => {
                 let value = match dynamic {
                     None => self.read(func, a.var, block),
-                    Some((is, count)) => {
+                    Some(is) => {
                         // Out of the array (no element matches), the last element is read.
                         let mut v = self.read(func, element(count - 1), block);
                         for k in (0..count - 1).rev() {
@@ -455,7 +462,7 @@ impl Ssa {
                 let v = bitcast(func, insts, at, v, self.ty[a.var]);
                 match dynamic {
                     None => self.write(a.var, v),
-                    Some((is, count)) => {
+                    Some(is) => {
                         for k in 0..count {
                             let cond = is(func, insts, k);
                             let e = self.read(func, element(k), block);
@@ -682,5 +689,48 @@ fn remove_slots(func: &mut Function, plans: &SecondaryMap<Slot, SlotPlan>) {
                 *slot = renumber[*slot].expand().unwrap_or(*slot);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first function of `text`, and whether the pass changed it.
+    fn run(text: &str) -> (Function, bool) {
+        let module = frontend_ir::parser::parse_module(text).expect("parses");
+        let mut func = module.functions.values().next().expect("a function").clone();
+        let changed = scalar_replace(&mut func);
+        (func, changed)
+    }
+
+    #[test]
+    fn a_slot_too_large_for_its_dynamic_access_is_no_change() {
+        let (func, changed) = run("kernel @k(ptr<global>, i32) {
+    slot0 = private 128 align 4
+block0(%out: ptr<global>, %i: i32):
+    %a = slot_addr slot0
+    %p = ptradd %a, %i
+    store %p, %i
+    %r = load.i32 %a
+    store %out, %r
+    ret
+}");
+        assert!(!changed);
+        assert_eq!(func.slots.len(), 1);
+    }
+
+    #[test]
+    fn helpers_keep_their_slots() {
+        // A helper's frame holds what earlier calls left: an unwritten element is not zero.
+        let (func, changed) = run("func @h() -> i32 {
+    slot0 = private 4 align 4
+block0:
+    %a = slot_addr slot0
+    %r = load.i32 %a
+    ret %r
+}");
+        assert!(!changed);
+        assert_eq!(func.slots.len(), 1);
     }
 }

@@ -401,7 +401,8 @@ impl Gen {
             }
             7 => {
                 let elem = self.rng.pick(&NUMERIC);
-                let len = self.rng.pick(&[1u32, 2, 4, 8, 16]);
+                // 32 is past what scalar replacement keeps in registers at dynamic indices.
+                let len = self.rng.pick(&[1u32, 2, 4, 8, 16, 32]);
                 let name = self.fresh("r");
                 let init = self.expr(elem, 2, false);
                 self.declare(Var { name: name.clone(), ty: elem, mutable: true, uniform: false, array: Some(len) });
@@ -410,7 +411,7 @@ impl Gen {
             8 => {
                 let arrays: Vec<Var> = self.vars().filter(|v| v.array.is_some()).cloned().collect();
                 let a = &arrays[self.rng.index(arrays.len())];
-                let index = self.expr_of_int(false);
+                let index = self.array_index(a.array.unwrap_or(1));
                 let value = self.expr(a.ty, 3, false);
                 vec![Stmt::ArrayStore { name: a.name.clone(), len: a.array.unwrap_or(1), index, value }]
             }
@@ -610,6 +611,16 @@ impl Gen {
         Expr { ty: Ty::U32, kind: ExprKind::Special(name) }
     }
 
+    /// An index into a private array of `len` elements: a constant one time in three (an
+    /// element of its own to scalar replacement), else any integer (masked when printed).
+    fn array_index(&mut self, len: u32) -> Expr {
+        if self.rng.chance(33) {
+            Expr { ty: Ty::U32, kind: ExprKind::Lit(self.rng.below(u64::from(len))) }
+        } else {
+            self.expr_of_int(false)
+        }
+    }
+
     /// An integer expression of a random integer type.
     fn expr_of_int(&mut self, uniform: bool) -> Expr {
         let ty = self.rng.pick(&INTS);
@@ -664,7 +675,7 @@ impl Gen {
             4 => {
                 let a = &arrays[self.rng.index(arrays.len())];
                 let (base, len) = (a.name.clone(), a.array.unwrap_or(1));
-                let index = self.expr_of_int(false);
+                let index = self.array_index(len);
                 Expr { ty, kind: ExprKind::Index { base, len, index: Box::new(index) } }
             }
             6 => {

@@ -12,7 +12,7 @@
 //! every operand in the IR). A block taking part in one conversion waits for the next round
 //! for another, since the CFG this pass read has changed around it.
 
-use crate::rewrite::{is_wave_op, machine_size, replace, resolve_operands};
+use crate::rewrite::{is_wave_op, machine_size, make_at, replace, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::{Block, BlockCall, Function, InstData, Value};
@@ -70,10 +70,9 @@ pub fn if_convert(func: &mut Function) -> bool {
                 continue;
             }
             let ty = func.dfg.value_type(t);
-            let select = func.dfg.make_inst(InstData::Select { args: [cond, t, f] }, Some(ty));
-            func.srclocs[select] = func.srclocs[term];
+            let (select, result) = make_at(func, InstData::Select { args: [cond, t, f] }, ty, term);
             selects.push(select);
-            args.push(func.dfg.inst_result(select).expect("made with a result"));
+            args.push(result);
         }
         func.dfg.insts[term] = InstData::Jump { dest: BlockCall { block: join, args } };
         let insts = &mut func.dfg.blocks[block].insts;

@@ -21,7 +21,7 @@
 //! with another use) is not made, so no rewrite adds work. Constants are computed by the
 //! interpreter's own arithmetic ([`frontend_ir::interp::eval`]).
 
-use crate::rewrite::{constant, is_commutative, resolve_operands};
+use crate::rewrite::{constant, is_commutative, make_at, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::interp::eval;
 use frontend_ir::{BinaryOp, Function, Inst, InstData, Type, Value, ValueDef};
@@ -191,10 +191,9 @@ impl Rewriter<'_> {
         for &a in data.args() {
             self.uses[a] += 1;
         }
-        let inst = self.func.dfg.make_inst(data, Some(ty));
-        self.func.srclocs[inst] = self.func.srclocs[self.at];
+        let (inst, result) = make_at(self.func, data, ty, self.at);
         self.out.push(inst);
-        self.func.dfg.inst_result(inst).expect("made with a result")
+        result
     }
 
     /// A new integer constant of type `ty`.

@@ -1,8 +1,9 @@
-//! What the passes share: reading constants, replacing a value by another, which
-//! instructions observe the active lanes of a wave, which loads read memory that never
-//! changes, and how large an instruction becomes in machine code.
+//! What the passes share: reading constants, replacing a value by another, making a new
+//! instruction where an old one stands, which instructions observe the active lanes of a wave,
+//! which loads read memory that never changes, and how large an instruction becomes in
+//! machine code.
 
-use frontend_ir::{AddrSpace, BinaryOp, DataFlowGraph, InstData, Value, ValueDef};
+use frontend_ir::{AddrSpace, BinaryOp, DataFlowGraph, Function, Inst, InstData, Type, Value, ValueDef};
 
 /// The bits of `v` when it is an integer or float constant (integers zero-extended).
 pub(crate) fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {
@@ -21,6 +22,14 @@ pub(crate) fn replace(dfg: &mut DataFlowGraph, v: Value, with: Value) {
     if with != v {
         dfg.values[v].def = ValueDef::Alias(with);
     }
+}
+
+/// A new instruction `data` with a result of type `ty`, at the source location of `at` (the
+/// instruction it comes from); not yet placed in a block. Returns it and its result.
+pub(crate) fn make_at(func: &mut Function, data: InstData, ty: Type, at: Inst) -> (Inst, Value) {
+    let inst = func.dfg.make_inst(data, Some(ty));
+    func.set_srcloc(inst, func.srclocs[at]);
+    (inst, func.dfg.inst_result(inst).expect("made with a result"))
 }
 
 /// Resolves the aliases among the operands and branch arguments of `inst`.

@@ -111,6 +111,7 @@ pub(crate) fn step(wave: &mut Wave, index: u32, d: &Decoded, cx: &mut ExecCtx<'_
         | Op::WriteLane
         | Op::AccMove
         | Op::Permlane64
+        | Op::Permlanex16
         | Op::Mbcnt { .. }
         | Op::VNop
         | Op::Swap

@@ -427,6 +427,29 @@ fn permlane64_swaps_the_halves_of_a_wave64() {
     }
 }
 
+#[test]
+fn permlanex16_reads_the_other_row() {
+    // With the identity select, lane l reads lane l ^ 16 (the same place in the other row of
+    // its 32 lanes); with select 0, every lane reads the first lane of the other row.
+    let body = "{prologue}
+  v_mul_u32_u24 v2, 10, v0
+  s_mov_b32 s20, SEL_LO
+  s_mov_b32 s21, SEL_HI
+  v_permlanex16_b32 v3, v2, s20, s21
+  global_store_b32 v1, v3, s[6:7]";
+    for wave64 in [false, true] {
+        for (lo, hi, identity) in [("0x76543210", "0xfedcba98", true), ("0", "0", false)] {
+            let text = spell(body, "gfx1100").replace("SEL_LO", lo).replace("SEL_HI", hi);
+            let lanes: u32 = if wave64 { 64 } else { 32 };
+            let out = run(&kernel("gfx1100", wave64, &text), lanes, lanes as usize).unwrap_or_else(|e| panic!("{e}"));
+            for (l, &got) in out.iter().enumerate().take(lanes as usize) {
+                let from = if identity { l ^ 16 } else { (l & !31) | ((l & 16) ^ 16) };
+                assert_eq!(got, 10 * from as u32, "wave64 {wave64} identity {identity} lane {l}");
+            }
+        }
+    }
+}
+
 /// The constants of 64-bit operands read what the hardware reads: a 64-bit integer's literal
 /// zero-extended (0xffffffff is 2^32 - 1, not the inline -1, which is all ones), a float inline
 /// constant as the double (also in an integer operand: `v_mov_b64 v[4:5], -1.0` is

@@ -138,6 +138,7 @@ impl Footprint {
                 | Op::ReadLane
                 | Op::WriteLane
                 | Op::Permlane64
+                | Op::Permlanex16
                 | Op::Mbcnt { .. }
                 | Op::VNop
                 | Op::Swap,

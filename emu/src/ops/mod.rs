@@ -410,6 +410,11 @@ pub(crate) enum Op {
     /// `v_permlane64_b32` (GFX11): each active lane takes the source of the lane 32 away (the
     /// halves of a wave64 swapped), read whatever EXEC; nothing in wave32.
     Permlane64,
+    /// `v_permlanex16_b32` (GFX10+): each active lane takes the source of a lane of the other
+    /// row of its 32 lanes, the lane within that row selected by 4 bits of the 64-bit select
+    /// `{src2, src1}`; op_sel[0] (FI) reads inactive lanes too, else an inactive source gives
+    /// 0 with op_sel[1] (BOUND_CTRL) and leaves the lane unwritten without it.
+    Permlanex16,
     /// `v_mbcnt_lo_u32_b32` / `v_mbcnt_hi_u32_b32`: bits of a mask below the lane, plus a
     /// source.
     Mbcnt {
@@ -553,6 +558,7 @@ fn control(name: &str) -> Option<Op> {
         "v_writelane_b32" => Op::WriteLane,
         "v_accvgpr_write_b32" | "v_accvgpr_read_b32" | "v_accvgpr_mov_b32" => Op::AccMove,
         "v_permlane64_b32" => Op::Permlane64,
+        "v_permlanex16_b32" => Op::Permlanex16,
         "v_mbcnt_lo_u32_b32" => Op::Mbcnt { hi: false },
         "v_mbcnt_hi_u32_b32" => Op::Mbcnt { hi: true },
         "v_nop" => Op::VNop,

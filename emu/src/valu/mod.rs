@@ -114,6 +114,30 @@ pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, family: Family) -> R
                 lanes_of(wave.exec()).map(|lane| (lane, wave.src(src, lane ^ 32, 1))).collect();
             commit(wave, Results { dst, dwords: 1, values, carry: None })
         }
+        Op::Permlanex16 => {
+            let f = &inst.fields;
+            if f.neg != 0 || f.abs != 0 || f.clamp || f.omod != 0 || f.dpp.is_some() || f.sdwa.is_some() {
+                return Err(unsupported(inst, "modifiers on v_permlanex16_b32"));
+            }
+            let (fetch_inactive, bound_ctrl) = (f.opsel & 1 != 0, f.opsel & 2 != 0);
+            let src = wave.vector_operand(source(inst, 0)?, 1)?;
+            let select = wave.scalar_operand(source(inst, 1)?, 1)? & 0xffff_ffff
+                | (wave.scalar_operand(source(inst, 2)?, 1)? & 0xffff_ffff) << 32;
+            let dst = wave.check_vdef(dest(inst, 0)?, 1)?;
+            let exec = wave.exec();
+            let values: Vec<(u32, u64)> = lanes_of(exec)
+                .filter_map(|lane| {
+                    let within = (select >> (4 * (lane & 15))) & 15;
+                    let from = (lane & !31) | ((lane & 16) ^ 16) | within as u32;
+                    if fetch_inactive || exec >> from & 1 != 0 {
+                        Some((lane, wave.src(src, from, 1)))
+                    } else {
+                        bound_ctrl.then_some((lane, 0))
+                    }
+                })
+                .collect();
+            commit(wave, Results { dst, dwords: 1, values, carry: None })
+        }
         Op::Mbcnt { hi } => {
             no_modifiers(inst)?;
             let mask = wave.typed_operand(source(inst, 0)?, Ty::U32)?;

@@ -42,7 +42,7 @@ use super::alu::scalar;
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{ReduceOp, Type, Value};
-use isa::mir::{self, Def, Operand};
+use isa::mir::{self, Def, Dpp, Operand};
 use isa::opcode::{Family, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use smallvec::SmallVec;
@@ -138,6 +138,11 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     let mut v = ctx.as_class(val, rc)?;
     if divergent {
         v = prepare_lanes(ctx, step, v, bias);
+        if let Some(opcode) = dpp_step(ctx.family, op, ty) {
+            let r = reduce_dpp(ctx, opcode, identity, v);
+            ctx.set(result, Val::Temp(r));
+            return Ok(());
+        }
     }
     let parts: Parts = if dwords == 1 { [Operand::temp(v)].into_iter().collect() } else { dwords_of(ctx, v) };
     let ids: Parts = (0..dwords).map(|i| Operand::constant((identity >> (32 * i)) as u32)).collect();
@@ -181,6 +186,74 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     }
     ctx.set(result, Val::Temp(r));
     Ok(())
+}
+
+/// The VALU operation of a reduction done with DPP (GFX11, one dword, exact in any order: not
+/// a float sum, whose lane order is part of its result).
+fn dpp_step(family: Family, op: ReduceOp, ty: Type) -> Option<Opcode> {
+    use Opcode::*;
+    if family != Family::Gfx11 {
+        return None;
+    }
+    Some(match (ty, op) {
+        (Type::I32, ReduceOp::Add) => VAddNcU32,
+        (Type::I32, ReduceOp::Smin) => VMinI32,
+        (Type::I32, ReduceOp::Smax) => VMaxI32,
+        (Type::I32, ReduceOp::Umin) => VMinU32,
+        (Type::I32, ReduceOp::Umax) => VMaxU32,
+        (Type::I32, ReduceOp::And) => VAndB32,
+        (Type::I32, ReduceOp::Or) => VOrB32,
+        (Type::I32, ReduceOp::Xor) => VXorB32,
+        (Type::F32, ReduceOp::Fmin) => VMinF32,
+        (Type::F32, ReduceOp::Fmax) => VMaxF32,
+        _ => return None,
+    })
+}
+
+/// The reduction of the dword `v` over the active lanes with `opcode`, as ACO's
+/// `emit_reduction` does on GFX10+: in whole-wave mode, the inactive lanes take the
+/// operation's `identity` (`v_cndmask_b32` with the saved EXEC), then each lane combines with
+/// a partner by DPP (`quad_perm` swaps of neighbours and of pairs, `row_half_mirror`,
+/// `row_mirror`), after which every lane holds its row's result; `v_permlanex16_b32` brings
+/// the other row of each 32 lanes, and in wave64 `v_permlane64_b32` the other half. Every
+/// lane then holds the result, and `v_readlane_b32` lane 0 gives it. Everything written in
+/// whole-wave mode is a linear VGPR.
+fn reduce_dpp(ctx: &mut Ctx<'_>, opcode: Opcode, identity: u64, v: Temp) -> Temp {
+    let lin = RegClass::linear_vgpr(1);
+    let saved = ctx.temp(ctx.lm());
+    let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
+    let (saveexec, all, mov) = if ctx.wave == 64 {
+        (Opcode::SOrSaveexecB64, Operand::constant64(u64::MAX), Opcode::SMovB64)
+    } else {
+        (Opcode::SOrSaveexecB32, Operand::constant(u32::MAX), Opcode::SMovB32)
+    };
+    ctx.emit(mir::Inst::new(saveexec, &[Def::temp(saved), exec_def, Ctx::scc_clobber()], &[all, exec]));
+    let mut acc = cndmask(ctx, lin, Operand::constant(identity as u32), Operand::temp(v), saved);
+    // quad_perm [1,0,3,2] and [2,3,0,1], row_half_mirror, row_mirror.
+    for ctrl in [0xb1, 0x4e, 0x141, 0x140] {
+        let r = ctx.temp(lin);
+        let mut inst = mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(acc), Operand::temp(acc)]);
+        inst.fields.dpp = Some(Dpp::Dpp16 { ctrl, row_mask: 0xf, bank_mask: 0xf, bound_ctrl: false, fi: false });
+        ctx.emit(inst);
+        acc = r;
+    }
+    let combine = |ctx: &mut Ctx<'_>, acc: Temp, cross: Opcode, ops: &[Operand]| {
+        let other = ctx.temp(lin);
+        ctx.emit(mir::Inst::new(cross, &[Def::temp(other)], ops));
+        let r = ctx.temp(lin);
+        ctx.emit(mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(other), Operand::temp(acc)]));
+        r
+    };
+    let zero = Operand::constant(0);
+    acc = combine(ctx, acc, Opcode::VPermlanex16B32, &[Operand::temp(acc), zero, zero]);
+    if ctx.wave == 64 {
+        acc = combine(ctx, acc, Opcode::VPermlane64B32, &[Operand::temp(acc)]);
+    }
+    let exec_def = ctx.exec_def();
+    ctx.emit(mir::Inst::new(mov, &[exec_def], &[Operand::temp(saved)]));
+    let r = ctx.temp(RegClass::S1);
+    ctx.emit(mir::Inst::new(Opcode::VReadlaneB32, &[Def::temp(r)], &[Operand::temp(acc), zero]));
+    r
 }
 
 /// The lanes of a divergent reduction as the loop reads them: canonicalized for a float

@@ -16,6 +16,7 @@ use crate::rewrite::{is_commutative, is_invariant_load, is_wave_op, replace, res
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::{Block, Function, InstData, IntCC, Value};
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// Replaces the redundant instructions of `func`; true if there were any.
@@ -23,7 +24,7 @@ pub fn gvn(func: &mut Function) -> bool {
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
     let Some(entry) = func.entry() else { return false };
-    let mut table: HashMap<InstData, Value> = HashMap::new();
+    let mut table: HashMap<InstData, Value, FixedState> = HashMap::default();
     // The keys each open block added, to remove when the walk leaves it.
     let mut added: Vec<InstData> = Vec::new();
     // (block, where its keys start in `added`, whether its children were pushed).
@@ -52,7 +53,7 @@ pub fn gvn(func: &mut Function) -> bool {
 fn number_block(
     func: &mut Function,
     block: Block,
-    table: &mut HashMap<InstData, Value>,
+    table: &mut HashMap<InstData, Value, FixedState>,
     added: &mut Vec<InstData>,
 ) -> bool {
     let mut insts = std::mem::take(&mut func.dfg.blocks[block].insts);

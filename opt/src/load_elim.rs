@@ -25,6 +25,7 @@ use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::loops::LoopAnalysis;
 use frontend_ir::{Block, Function, Inst, InstData, Type, Value};
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// A load's number: its class, the class's version, the address and the type.
@@ -38,7 +39,7 @@ pub fn load_elim(func: &mut Function) -> bool {
     let loops = LoopAnalysis::new(func, &cfg, &domtree);
     let classes = MemoryClasses::new(func);
     let versions = Versions::new(func, &cfg, &domtree, &loops, &classes);
-    let mut table: HashMap<Key, Value> = HashMap::new();
+    let mut table: HashMap<Key, Value, FixedState> = HashMap::default();
     // The keys each open block added, to remove when the walk leaves it.
     let mut added: Vec<Key> = Vec::new();
     // (block, where its keys start in `added`, whether its children were pushed).
@@ -71,7 +72,7 @@ fn number_block(
     block: Block,
     classes: &MemoryClasses,
     ver: &mut [u32],
-    table: &mut HashMap<Key, Value>,
+    table: &mut HashMap<Key, Value, FixedState>,
     added: &mut Vec<Key>,
 ) -> bool {
     let mut insts = std::mem::take(&mut func.dfg.blocks[block].insts);

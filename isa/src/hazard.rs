@@ -10,6 +10,9 @@
 //! `hasNoDataDepHazard`) and have no such hazard. A compare-and-swap's data holds both the
 //! new and the compared value, so a 64-bit `cmpswap` has 128 bits of data.
 //!
+//! The DPP rule of GFX9 ([`dpp_hazards`]): a DPP operation reads its source lanes early, so it
+//! waits for recent writes of the VGPRs it reads and of EXEC by a VALU.
+//!
 //! The SMEM soft-clause rule (LLVM's `checkSMEMSoftClauseHazards`): with XNACK on, a run of
 //! consecutive scalar memory instructions may be replayed after a page fault, so no
 //! instruction of the run may write a register that one of the run reads (a replayed load
@@ -46,6 +49,19 @@ pub fn store_data_wait_states(processor: &Processor) -> u32 {
         Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => 0,
     }
 }
+
+/// The DPP hazard of GFX9 (LLVM's `checkDPPHazards`; GFX10 and later interlock): a DPP
+/// operation must not read a VGPR written within the last [`DPP_VGPR_WAIT_STATES`] wait states
+/// (by any instruction), nor follow a VALU write of EXEC within [`DPP_EXEC_WAIT_STATES`].
+pub fn dpp_hazards(processor: &Processor) -> bool {
+    processor.generation == Generation::Gfx9
+}
+
+/// Wait states between a write of a VGPR and a DPP operation reading it ([`dpp_hazards`]).
+pub const DPP_VGPR_WAIT_STATES: u32 = 2;
+
+/// Wait states between a VALU write of EXEC and a DPP operation ([`dpp_hazards`]).
+pub const DPP_EXEC_WAIT_STATES: u32 = 5;
 
 /// Whether runs of SMEM instructions on `processor` with the target's `xnack` setting may be
 /// replayed, so that a run must not write what it reads (the SMEM soft-clause rule).

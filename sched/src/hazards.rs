@@ -5,7 +5,8 @@
 //! gfx942 (GFX9 with the gfx940 instructions) needs wait states between a VALU write and some
 //! later reads: of an SGPR by a VALU (2), of a VGPR by `v_readlane`/`v_readfirstlane` (1), of a
 //! transcendental result by another VALU (1), of EXEC by the lane-access instructions (4), of a
-//! lane select (4), of VCC by `v_div_fmas` (4), and a VALU write to the data of a pending store
+//! lane select (4), of VCC by `v_div_fmas` (4), of a VGPR or (by a VALU) EXEC by a DPP
+//! operation (2 and 5, `isa::hazard::dpp_hazards`), and a VALU write to the data of a pending store
 //! or atomic wider than 64 bits (the rule and its wait states are `isa::hazard`'s, which the
 //! emulator reads too); and with XNACK possibly on, a run of SMEM instructions must not write
 //! a register the run reads (`isa::hazard::smem_clauses_replay`), so [`break_smem_clauses`]
@@ -33,7 +34,7 @@ use isa::processor::Target;
 use isa::reg::{PhysReg, RegType};
 
 /// The most wait states any gfx942 rule needs.
-const MAX_WAIT_STATES: u32 = 4;
+const MAX_WAIT_STATES: u32 = hazard::DPP_EXEC_WAIT_STATES;
 /// `s_waitcnt_depctr depctr_va_vdst(0)`: wait for every outstanding VALU write of a VGPR.
 const DEPCTR_VA_VDST0: u16 = 0x0f9f;
 /// `s_waitcnt_depctr depctr_sa_sdst(0)`: wait for every outstanding SALU write of an SGPR.
@@ -76,6 +77,8 @@ struct Foot {
     masks: Vec<Run>,
     /// `v_div_fmas_*` (reads VCC).
     div_fmas: bool,
+    /// A DPP operation.
+    dpp: bool,
     /// The data registers of a store wider than 64 bits.
     wide_store_data: Option<Run>,
     /// Wait states this instruction provides.
@@ -102,6 +105,7 @@ fn footprint(inst: &Inst, family: Family) -> Foot {
         defs: inst.defs.iter().filter_map(|d| run_of(d.reg, d.rc.size)).collect(),
         uses: inst.ops.iter().filter_map(|o| run_of(o.reg, o.rc().map_or(1, |rc| rc.size))).collect(),
         div_fmas: name.starts_with("v_div_fmas"),
+        dpp: valu && inst.fields.dpp.is_some(),
         wait_states: if inst.opcode == Opcode::SNop { (inst.fields.imm as u32 & 0xf) + 1 } else { 1 },
         ..Foot::default()
     };
@@ -156,6 +160,15 @@ fn needed_gfx942(history: &[Foot], next: &Foot, store_data_wait_states: u32) -> 
             }
             if next.div_fmas && writes(Run { start: PhysReg::VCC.0, n: 2 }) {
                 require(4);
+            }
+        }
+        if next.dpp {
+            let writes = |r: Run| h.defs.iter().any(|d| d.overlaps(r));
+            if next.uses.iter().any(|&u| u.is(RegType::Vgpr) && writes(u)) {
+                require(hazard::DPP_VGPR_WAIT_STATES);
+            }
+            if h.valu && writes(Run { start: PhysReg::EXEC.0, n: 2 }) {
+                require(hazard::DPP_EXEC_WAIT_STATES);
             }
         }
         if let Some(data) = h.wide_store_data {

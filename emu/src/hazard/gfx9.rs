@@ -24,6 +24,7 @@
 
 use super::{wait_states_since, Class, HazardState, Regs, Rules};
 use crate::program::{Code, Decoded};
+use isa::hazard::{DPP_EXEC_WAIT_STATES, DPP_VGPR_WAIT_STATES};
 use isa::reg::PhysReg;
 use smallvec::SmallVec;
 
@@ -89,15 +90,17 @@ pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded) -
         }
     }
     if fp.dpp {
+        let n = DPP_VGPR_WAIT_STATES;
         for u in &vgpr_uses {
-            let found = wait_states_since(st.recent(code), 2, |h| h.fp.defs.iter().any(|x| x.overlaps(*u)));
-            need(&|| format!("DPP reads {} of the write", u.name()), 2, found)?;
+            let found = wait_states_since(st.recent(code), n, |h| h.fp.defs.iter().any(|x| x.overlaps(*u)));
+            need(&|| format!("DPP reads {} of the write", u.name()), n, found)?;
         }
         let exec = Regs { reg: PhysReg::EXEC, n: 2 };
-        let found = wait_states_since(st.recent(code), 5, |h| {
+        let n = DPP_EXEC_WAIT_STATES;
+        let found = wait_states_since(st.recent(code), n, |h| {
             h.fp.class == Class::Valu && h.fp.defs.iter().any(|x| x.overlaps(exec))
         });
-        need(&|| "DPP after the VALU write to EXEC".into(), 5, found)?;
+        need(&|| "DPP after the VALU write to EXEC".into(), n, found)?;
     }
     if fp.div_fmas {
         let vcc = Regs { reg: PhysReg::VCC, n: 2 };

@@ -43,8 +43,10 @@ use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{ReduceOp, Type, Value};
 use isa::mir::{self, Def, Dpp, Operand};
+use isa::encoding::inline_field_typed;
 use isa::opcode::{Family, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
+use isa::table::ConstType;
 use smallvec::SmallVec;
 
 /// The dwords of one value.
@@ -138,7 +140,7 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     let mut v = ctx.as_class(val, rc)?;
     if divergent {
         v = prepare_lanes(ctx, step, v, bias);
-        if let Some(opcode) = dpp_step(ctx.family, op, ty) {
+        if let Some(opcode) = dpp_step(op, ty) {
             let r = reduce_dpp(ctx, opcode, identity, v);
             ctx.set(result, Val::Temp(r));
             return Ok(());
@@ -188,13 +190,10 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     Ok(())
 }
 
-/// The VALU operation of a reduction done with DPP (GFX11, one dword, exact in any order: not
-/// a float sum, whose lane order is part of its result).
-fn dpp_step(family: Family, op: ReduceOp, ty: Type) -> Option<Opcode> {
+/// The VALU operation of a reduction done with DPP (one dword, exact in any order: not a float
+/// sum, whose lane order is part of its result).
+fn dpp_step(op: ReduceOp, ty: Type) -> Option<Opcode> {
     use Opcode::*;
-    if family != Family::Gfx11 {
-        return None;
-    }
     Some(match (ty, op) {
         (Type::I32, ReduceOp::Add) => VAddNcU32,
         (Type::I32, ReduceOp::Smin) => VMinI32,
@@ -211,15 +210,18 @@ fn dpp_step(family: Family, op: ReduceOp, ty: Type) -> Option<Opcode> {
 }
 
 /// The reduction of the dword `v` over the active lanes with `opcode`, as ACO's
-/// `emit_reduction` does on GFX10+: in whole-wave mode, the inactive lanes take the
-/// operation's `identity` (`v_cndmask_b32` with the saved EXEC), then each lane combines with
-/// a partner by DPP (`quad_perm` swaps of neighbours and of pairs, `row_half_mirror`,
-/// `row_mirror`), after which every lane holds its row's result; `v_permlanex16_b32` brings
-/// the other row of each 32 lanes, and in wave64 `v_permlane64_b32` the other half. Every
-/// lane then holds the result, and `v_readlane_b32` lane 0 gives it. Everything written in
-/// whole-wave mode is a linear VGPR.
+/// `emit_reduction` does: in whole-wave mode, the inactive lanes take the operation's
+/// `identity` (`v_cndmask_b32` with the saved EXEC), then each lane combines with a partner by
+/// DPP (`quad_perm` swaps of neighbours and of pairs, `row_half_mirror`, `row_mirror`), after
+/// which every lane holds its row's result. On GFX10+, `v_permlanex16_b32` brings the other row
+/// of each 32 lanes and, in wave64, `v_permlane64_b32` the other half, so every lane holds the
+/// result and `v_readlane_b32` takes lane 0. GFX9 has no cross-row permute but DPP's row
+/// broadcasts: `row_bcast:15` into rows 1 and 3 and `row_bcast:31` into rows 2 and 3 leave the
+/// result in the last lane (the rows they do not write hold what nothing reads). Everything
+/// written in whole-wave mode is a linear VGPR; GFX9's DPP wait states are the hazard pass's.
 fn reduce_dpp(ctx: &mut Ctx<'_>, opcode: Opcode, identity: u64, v: Temp) -> Temp {
     let lin = RegClass::linear_vgpr(1);
+    let gfx9 = ctx.family == Family::Gfx9;
     let saved = ctx.temp(ctx.lm());
     let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
     let (saveexec, all, mov) = if ctx.wave == 64 {
@@ -228,31 +230,49 @@ fn reduce_dpp(ctx: &mut Ctx<'_>, opcode: Opcode, identity: u64, v: Temp) -> Temp
         (Opcode::SOrSaveexecB32, Operand::constant(u32::MAX), Opcode::SMovB32)
     };
     ctx.emit(mir::Inst::new(saveexec, &[Def::temp(saved), exec_def, Ctx::scc_clobber()], &[all, exec]));
-    let mut acc = cndmask(ctx, lin, Operand::constant(identity as u32), Operand::temp(v), saved);
-    // quad_perm [1,0,3,2] and [2,3,0,1], row_half_mirror, row_mirror.
-    for ctrl in [0xb1, 0x4e, 0x141, 0x140] {
+    let mut id = Operand::constant(identity as u32);
+    if gfx9 && inline_field_typed(identity, ConstType::B32).is_none() {
+        // GFX9's VOP3 takes no literal: the identity in a VGPR, written in whole-wave mode.
+        let t = ctx.temp(lin);
+        ctx.valu(Opcode::VMovB32, &[Def::temp(t)], &[id]);
+        id = Operand::temp(t);
+    }
+    let mut acc = cndmask(ctx, lin, id, Operand::temp(v), saved);
+    let dpp = |ctx: &mut Ctx<'_>, acc: Temp, ctrl: u16, row_mask: u8| {
         let r = ctx.temp(lin);
         let mut inst = mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(acc), Operand::temp(acc)]);
-        inst.fields.dpp = Some(Dpp::Dpp16 { ctrl, row_mask: 0xf, bank_mask: 0xf, bound_ctrl: false, fi: false });
+        inst.fields.dpp = Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask: 0xf, bound_ctrl: false, fi: false });
         ctx.emit(inst);
-        acc = r;
-    }
-    let combine = |ctx: &mut Ctx<'_>, acc: Temp, cross: Opcode, ops: &[Operand]| {
-        let other = ctx.temp(lin);
-        ctx.emit(mir::Inst::new(cross, &[Def::temp(other)], ops));
-        let r = ctx.temp(lin);
-        ctx.emit(mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(other), Operand::temp(acc)]));
         r
     };
-    let zero = Operand::constant(0);
-    acc = combine(ctx, acc, Opcode::VPermlanex16B32, &[Operand::temp(acc), zero, zero]);
-    if ctx.wave == 64 {
-        acc = combine(ctx, acc, Opcode::VPermlane64B32, &[Operand::temp(acc)]);
+    // quad_perm [1,0,3,2] and [2,3,0,1], row_half_mirror, row_mirror.
+    for ctrl in [0xb1, 0x4e, 0x141, 0x140] {
+        acc = dpp(ctx, acc, ctrl, 0xf);
     }
+    let zero = Operand::constant(0);
+    let last_lane = if gfx9 {
+        // row_bcast:15 and row_bcast:31.
+        acc = dpp(ctx, acc, 0x142, 0xa);
+        acc = dpp(ctx, acc, 0x143, 0xc);
+        ctx.wave - 1
+    } else {
+        let combine = |ctx: &mut Ctx<'_>, acc: Temp, cross: Opcode, ops: &[Operand]| {
+            let other = ctx.temp(lin);
+            ctx.emit(mir::Inst::new(cross, &[Def::temp(other)], ops));
+            let r = ctx.temp(lin);
+            ctx.emit(mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(other), Operand::temp(acc)]));
+            r
+        };
+        acc = combine(ctx, acc, Opcode::VPermlanex16B32, &[Operand::temp(acc), zero, zero]);
+        if ctx.wave == 64 {
+            acc = combine(ctx, acc, Opcode::VPermlane64B32, &[Operand::temp(acc)]);
+        }
+        0
+    };
     let exec_def = ctx.exec_def();
     ctx.emit(mir::Inst::new(mov, &[exec_def], &[Operand::temp(saved)]));
     let r = ctx.temp(RegClass::S1);
-    ctx.emit(mir::Inst::new(Opcode::VReadlaneB32, &[Def::temp(r)], &[Operand::temp(acc), zero]));
+    ctx.emit(mir::Inst::new(Opcode::VReadlaneB32, &[Def::temp(r)], &[Operand::temp(acc), Operand::constant(last_lane)]));
     r
 }
 

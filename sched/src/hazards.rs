@@ -12,10 +12,11 @@
 //! a register the run reads (`isa::hazard::smem_clauses_replay`), so [`break_smem_clauses`]
 //! puts an `s_nop` before the load that would, after the waits are in, since an `s_waitcnt`
 //! ends a run too (the run is tracked across blocks as the union of the paths in, and
-//! assumed to write and read everything where a loop's back edge enters). The pass counts wait states back through the block and through
-//! each path into it from earlier blocks (the largest need over the paths decides); at a
-//! block entered from later code (a loop header) or from more than a few paths, it assumes
-//! the worst and pads with the largest requirement.
+//! assumed to write and read everything where a loop's back edge enters). The pass counts
+//! wait states back through the block and through each path into it (the largest need over
+//! the paths decides); a loop header first assumes the worst of its back edge, then takes what
+//! the loop's end leaves, recomputed until it no longer changes (at most a few rounds, else the
+//! worst case stays); a block entered from more than a few paths assumes the worst.
 //!
 //! gfx11 resolves its hazards with `s_waitcnt_depctr`: after a transcendental VALU (its result
 //! must not be read early), after an SALU write to EXEC in wave64 (partial forwarding), and
@@ -58,7 +59,7 @@ impl Run {
 }
 
 /// What the hazard rules need to know of one instruction.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Foot {
     valu: bool,
     salu: bool,
@@ -288,59 +289,115 @@ pub fn break_smem_clauses(func: &mut Function, target: &Target) -> u32 {
     nops
 }
 
-/// At most this many predecessor histories are followed into a block; with more, or with a
-/// predecessor later in the linear order (a loop's back edge), the block starts from the
-/// worst case.
+/// At most this many predecessor histories are followed into a block; with more, the block
+/// starts from the worst case.
 const MAX_HISTORIES: usize = 4;
+
+/// How many times the histories at the loop headers are recomputed from their back edges
+/// before the pass gives up on them and assumes the worst there.
+const MAX_ROUNDS: usize = 4;
+
+/// The histories (one per path, each the last few instructions) at the end of each block.
+type Tails = Vec<Vec<Vec<Foot>>>;
 
 fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardStats {
     let family = func.family;
+    let foots: Vec<Vec<Foot>> =
+        func.blocks.iter().map(|b| b.insts.iter().map(|i| footprint(i, family)).collect()).collect();
+    let pseudo: Vec<Vec<bool>> = func.blocks.iter().map(|b| b.insts.iter().map(|i| i.opcode.is_pseudo()).collect()).collect();
+    // The tails with back edges taken as the worst case, then recomputed from the tails the
+    // previous round found at the loops' ends until nothing changes (a loop's own hazards
+    // are then resolved from what its end really leaves, as across forward edges).
+    let mut known: Option<Tails> = None;
+    let mut tails = Tails::new();
+    for _ in 0..MAX_ROUNDS {
+        tails = walk(func, &foots, &pseudo, known.as_ref(), store_data_wait_states, &mut |_, _, _| {});
+        if known.as_ref() == Some(&tails) {
+            break;
+        }
+        known = Some(tails.clone());
+    }
+    let converged = known.as_ref() == Some(&tails);
+    let mut needs: Vec<Vec<u32>> = func.blocks.iter().map(|b| vec![0; b.insts.len()]).collect();
+    walk(func, &foots, &pseudo, converged.then_some(&tails), store_data_wait_states, &mut |b, i, need| {
+        needs[b][i] = need;
+    });
     let mut stats = HazardStats::default();
-    // The histories at the end of each block: one per path that the block's entry merges.
-    let mut tails: Vec<Vec<Vec<Foot>>> = vec![Vec::new(); func.blocks.len()];
-    for b in 0..func.blocks.len() {
-        let preds = &func.blocks[b].linear_preds;
-        let forward = preds.iter().all(|&p| (p as usize) < b);
-        let mut histories: Vec<Vec<Foot>> = if preds.is_empty() {
-            vec![Vec::new()]
-        } else if forward && preds.iter().map(|&p| tails[p as usize].len()).sum::<usize>() <= MAX_HISTORIES {
-            preds.iter().flat_map(|&p| tails[p as usize].iter().cloned()).collect()
-        } else {
-            // Entered from later code, or from too many paths: assume the worst.
-            vec![vec![Foot { valu: true, salu: false, wait_states: 1, ..worst_case() }]]
-        };
-        let block = &mut func.blocks[b];
+    for (block, needs) in func.blocks.iter_mut().zip(needs) {
         let mut out = Vec::with_capacity(block.insts.len());
-        for inst in block.insts.drain(..) {
-            let foot = footprint(&inst, family);
-            if !inst.opcode.is_pseudo() {
-                let need = histories.iter().map(|h| needed_gfx942(h, &foot, store_data_wait_states)).max().unwrap_or(0);
-                if need > 0 {
-                    out.push(nop(need));
-                    stats.nops += 1;
-                }
-                for history in &mut histories {
-                    if need > 0 {
-                        history.push(Foot { wait_states: need, ..Foot::default() });
-                    }
-                    history.push(foot.clone());
-                    // Only the last few wait states matter.
-                    let mut ws = 0;
-                    let keep = history.iter().rev().take_while(|h| {
-                        let more = ws < MAX_WAIT_STATES;
-                        ws += h.wait_states;
-                        more
-                    });
-                    let keep = keep.count();
-                    history.drain(..history.len() - keep);
-                }
+        for (inst, need) in block.insts.drain(..).zip(needs) {
+            if need > 0 {
+                out.push(nop(need));
+                stats.nops += 1;
             }
             out.push(inst);
         }
         block.insts = out;
-        tails[b] = histories;
     }
     stats
+}
+
+/// One pass over the blocks in linear order: the wait states each instruction needs (reported
+/// to `need`, with its block and index) and the histories at each block's end. A block starts
+/// from its predecessors' histories: those earlier in the order from this pass, those later (a
+/// loop's back edge) from `back` if given, else (or with too many paths) the worst case.
+fn walk(
+    func: &Function,
+    foots: &[Vec<Foot>],
+    pseudo: &[Vec<bool>],
+    back: Option<&Tails>,
+    store_data_wait_states: u32,
+    need: &mut dyn FnMut(usize, usize, u32),
+) -> Tails {
+    let mut tails: Tails = vec![Vec::new(); func.blocks.len()];
+    for b in 0..func.blocks.len() {
+        let preds = &func.blocks[b].linear_preds;
+        let tail_of = |p: u32| if (p as usize) < b { Some(&tails[p as usize]) } else { back.map(|t| &t[p as usize]) };
+        let count: Option<usize> = preds.iter().map(|&p| tail_of(p).map(Vec::len)).sum();
+        let mut histories: Vec<Vec<Foot>> = match count {
+            _ if preds.is_empty() => vec![Vec::new()],
+            Some(n) if n <= MAX_HISTORIES => {
+                let mut h: Vec<Vec<Foot>> = Vec::with_capacity(n);
+                for &p in preds {
+                    for t in tail_of(p).into_iter().flatten() {
+                        if !h.contains(t) {
+                            h.push(t.clone());
+                        }
+                    }
+                }
+                h
+            }
+            // Entered from later code not known yet, or from too many paths: assume the worst.
+            _ => vec![vec![Foot { valu: true, salu: false, wait_states: 1, ..worst_case() }]],
+        };
+        for (i, foot) in foots[b].iter().enumerate() {
+            if pseudo[b][i] {
+                continue;
+            }
+            let n = histories.iter().map(|h| needed_gfx942(h, foot, store_data_wait_states)).max().unwrap_or(0);
+            need(b, i, n);
+            for history in &mut histories {
+                if n > 0 {
+                    history.push(Foot { wait_states: n, ..Foot::default() });
+                }
+                history.push(foot.clone());
+                // Only the last few wait states matter.
+                let mut ws = 0;
+                let keep = history
+                    .iter()
+                    .rev()
+                    .take_while(|h| {
+                        let more = ws < MAX_WAIT_STATES;
+                        ws += h.wait_states;
+                        more
+                    })
+                    .count();
+                history.drain(..history.len() - keep);
+            }
+        }
+        tails[b] = histories;
+    }
+    tails
 }
 
 /// A history entry that conflicts with every rule: a VALU that wrote every register.

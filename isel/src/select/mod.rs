@@ -153,6 +153,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
         cur_inst: None,
         specials: Vec::new(),
         value_uses: None,
+        reductions: Vec::new(),
     };
     let (inputs, explicit_args, kernarg) = inputs::prologue(&mut ctx)?;
     control::function_body(&mut ctx)?;
@@ -240,6 +241,9 @@ pub(crate) struct Ctx<'a> {
     pub cur_inst: Option<Inst>,
     /// The values of the geometry, computed in the entry block.
     pub specials: Vec<(frontend_ir::Special, Val)>,
+    /// DPP reductions selected but not emitted yet: consecutive ones share one whole-wave
+    /// section ([`wave::flush_reductions`]).
+    reductions: Vec<wave::PendingReduction>,
 }
 
 /// The error of control flow nested past [`MAX_NESTING`] at `block`.
@@ -707,6 +711,9 @@ impl Ctx<'_> {
                 break;
             }
             self.cur_inst = Some(inst);
+            if !matches!(data, InstData::Reduce { .. }) {
+                wave::flush_reductions(self);
+            }
             let result = func.dfg.inst_result(inst);
             match data {
                 InstData::IntConst { ty, imm } => {
@@ -755,6 +762,7 @@ impl Ctx<'_> {
                 self.keep_per_lane(r)?;
             }
         }
+        wave::flush_reductions(self);
         self.cur_inst = None;
         Ok(())
     }

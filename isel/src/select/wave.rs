@@ -42,8 +42,8 @@ use super::alu::scalar;
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{ReduceOp, Type, Value};
-use isa::mir::{self, Def, Dpp, Operand};
 use isa::encoding::inline_field_typed;
+use isa::mir::{self, Def, Dpp, Operand};
 use isa::opcode::{Family, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use isa::table::ConstType;
@@ -122,6 +122,10 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     };
     let val = ctx.val(arg)?;
     let divergent = ctx.div.is_divergent(arg);
+    if !(divergent && dpp_step(op, ty).is_some()) {
+        // Another form reads its operand now, which may be a pending reduction's result.
+        flush_reductions(ctx);
+    }
     if !divergent && !matches!(step, Step::Float(_)) {
         let r = uniform_int(ctx, op, val, dwords)?;
         ctx.set(result, Val::Temp(r));
@@ -141,8 +145,13 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     if divergent {
         v = prepare_lanes(ctx, step, v, bias);
         if let Some(opcode) = dpp_step(op, ty) {
-            let r = reduce_dpp(ctx, opcode, identity, v);
+            let r = ctx.temp(RegClass::S1);
+            ctx.reductions.push(PendingReduction { opcode, identity, v, result: r });
             ctx.set(result, Val::Temp(r));
+            // A result that lanes keep per lane is copied where it is defined: now.
+            if ctx.div.is_divergent(result) {
+                flush_reductions(ctx);
+            }
             return Ok(());
         }
     }
@@ -209,17 +218,33 @@ fn dpp_step(op: ReduceOp, ty: Type) -> Option<Opcode> {
     })
 }
 
-/// The reduction of the dword `v` over the active lanes with `opcode`, as ACO's
-/// `emit_reduction` does: in whole-wave mode, the inactive lanes take the operation's
-/// `identity` (`v_cndmask_b32` with the saved EXEC), then each lane combines with a partner by
-/// DPP (`quad_perm` swaps of neighbours and of pairs, `row_half_mirror`, `row_mirror`), after
-/// which every lane holds its row's result. On GFX10+, `v_permlanex16_b32` brings the other row
-/// of each 32 lanes and, in wave64, `v_permlane64_b32` the other half, so every lane holds the
-/// result and `v_readlane_b32` takes lane 0. GFX9 has no cross-row permute but DPP's row
-/// broadcasts: `row_bcast:15` into rows 1 and 3 and `row_bcast:31` into rows 2 and 3 leave the
-/// result in the last lane (the rows they do not write hold what nothing reads). Everything
-/// written in whole-wave mode is a linear VGPR; GFX9's DPP wait states are the hazard pass's.
-fn reduce_dpp(ctx: &mut Ctx<'_>, opcode: Opcode, identity: u64, v: Temp) -> Temp {
+/// A DPP reduction selected but not emitted yet: `result` will be the reduction of the dword
+/// `v` over the active lanes with `opcode`, whose identity is `identity`.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct PendingReduction {
+    opcode: Opcode,
+    identity: u64,
+    v: Temp,
+    result: Temp,
+}
+
+/// Emits the pending reductions, as ACO's `emit_reduction` does, in one whole-wave section
+/// with their steps interleaved (each step then reads a value written some instructions
+/// before, which GFX9's DPP hazard and every generation's latency want). In whole-wave mode,
+/// the inactive lanes take the operation's identity (`v_cndmask_b32` with the saved EXEC);
+/// each lane combines with a partner by DPP (`quad_perm` swaps of neighbours and of pairs,
+/// `row_half_mirror`, `row_mirror`), after which every lane holds its row's result. On GFX10+,
+/// `v_permlanex16_b32` brings the other row of each 32 lanes and, in wave64,
+/// `v_permlane64_b32` the other half, so every lane holds the result and `v_readlane_b32`
+/// takes lane 0. GFX9 has no cross-row permute but DPP's row broadcasts: `row_bcast:15` into
+/// rows 1 and 3 and `row_bcast:31` into rows 2 and 3 leave the result in the last lane (the
+/// rows they do not write hold what nothing reads). Everything written in whole-wave mode is a
+/// linear VGPR; GFX9's DPP wait states are the hazard pass's.
+pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
+    if ctx.reductions.is_empty() {
+        return;
+    }
+    let pending = std::mem::take(&mut ctx.reductions);
     let lin = RegClass::linear_vgpr(1);
     let gfx9 = ctx.family == Family::Gfx9;
     let saved = ctx.temp(ctx.lm());
@@ -230,50 +255,74 @@ fn reduce_dpp(ctx: &mut Ctx<'_>, opcode: Opcode, identity: u64, v: Temp) -> Temp
         (Opcode::SOrSaveexecB32, Operand::constant(u32::MAX), Opcode::SMovB32)
     };
     ctx.emit(mir::Inst::new(saveexec, &[Def::temp(saved), exec_def, Ctx::scc_clobber()], &[all, exec]));
-    let mut id = Operand::constant(identity as u32);
-    if gfx9 && inline_field_typed(identity, ConstType::B32).is_none() {
-        // GFX9's VOP3 takes no literal: the identity in a VGPR, written in whole-wave mode.
-        let t = ctx.temp(lin);
-        ctx.valu(Opcode::VMovB32, &[Def::temp(t)], &[id]);
-        id = Operand::temp(t);
-    }
-    let mut acc = cndmask(ctx, lin, id, Operand::temp(v), saved);
-    let dpp = |ctx: &mut Ctx<'_>, acc: Temp, ctrl: u16, row_mask: u8| {
-        let r = ctx.temp(lin);
-        let mut inst = mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(acc), Operand::temp(acc)]);
-        inst.fields.dpp = Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask: 0xf, bound_ctrl: false, fi: false });
-        ctx.emit(inst);
-        r
+    let mut accs: Vec<Temp> = pending
+        .iter()
+        .map(|p| {
+            let mut id = Operand::constant(p.identity as u32);
+            if gfx9 && inline_field_typed(p.identity, ConstType::B32).is_none() {
+                // GFX9's VOP3 takes no literal: the identity in a VGPR, written in whole-wave mode.
+                let t = ctx.temp(lin);
+                ctx.valu(Opcode::VMovB32, &[Def::temp(t)], &[id]);
+                id = Operand::temp(t);
+            }
+            cndmask(ctx, lin, id, Operand::temp(p.v), saved)
+        })
+        .collect();
+    let step = |ctx: &mut Ctx<'_>, accs: &mut Vec<Temp>, ctrl: u16, row_mask: u8| {
+        for (acc, p) in accs.iter_mut().zip(&pending) {
+            let r = ctx.temp(lin);
+            let mut inst = mir::Inst::new(p.opcode, &[Def::temp(r)], &[Operand::temp(*acc), Operand::temp(*acc)]);
+            inst.fields.dpp = Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask: 0xf, bound_ctrl: false, fi: false });
+            ctx.emit(inst);
+            *acc = r;
+        }
     };
     // quad_perm [1,0,3,2] and [2,3,0,1], row_half_mirror, row_mirror.
     for ctrl in [0xb1, 0x4e, 0x141, 0x140] {
-        acc = dpp(ctx, acc, ctrl, 0xf);
+        step(ctx, &mut accs, ctrl, 0xf);
     }
     let zero = Operand::constant(0);
     let last_lane = if gfx9 {
         // row_bcast:15 and row_bcast:31.
-        acc = dpp(ctx, acc, 0x142, 0xa);
-        acc = dpp(ctx, acc, 0x143, 0xc);
+        step(ctx, &mut accs, 0x142, 0xa);
+        step(ctx, &mut accs, 0x143, 0xc);
         ctx.wave - 1
     } else {
-        let combine = |ctx: &mut Ctx<'_>, acc: Temp, cross: Opcode, ops: &[Operand]| {
-            let other = ctx.temp(lin);
-            ctx.emit(mir::Inst::new(cross, &[Def::temp(other)], ops));
-            let r = ctx.temp(lin);
-            ctx.emit(mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(other), Operand::temp(acc)]));
-            r
+        let cross = |ctx: &mut Ctx<'_>, accs: &mut Vec<Temp>, opcode: Opcode| {
+            let others: Vec<Temp> = accs
+                .iter()
+                .map(|&acc| {
+                    let other = ctx.temp(lin);
+                    let ops: &[Operand] = if opcode == Opcode::VPermlanex16B32 {
+                        &[Operand::temp(acc), zero, zero]
+                    } else {
+                        &[Operand::temp(acc)]
+                    };
+                    ctx.emit(mir::Inst::new(opcode, &[Def::temp(other)], ops));
+                    other
+                })
+                .collect();
+            for ((acc, other), p) in accs.iter_mut().zip(others).zip(&pending) {
+                let r = ctx.temp(lin);
+                ctx.emit(mir::Inst::new(p.opcode, &[Def::temp(r)], &[Operand::temp(other), Operand::temp(*acc)]));
+                *acc = r;
+            }
         };
-        acc = combine(ctx, acc, Opcode::VPermlanex16B32, &[Operand::temp(acc), zero, zero]);
+        cross(ctx, &mut accs, Opcode::VPermlanex16B32);
         if ctx.wave == 64 {
-            acc = combine(ctx, acc, Opcode::VPermlane64B32, &[Operand::temp(acc)]);
+            cross(ctx, &mut accs, Opcode::VPermlane64B32);
         }
         0
     };
     let exec_def = ctx.exec_def();
     ctx.emit(mir::Inst::new(mov, &[exec_def], &[Operand::temp(saved)]));
-    let r = ctx.temp(RegClass::S1);
-    ctx.emit(mir::Inst::new(Opcode::VReadlaneB32, &[Def::temp(r)], &[Operand::temp(acc), Operand::constant(last_lane)]));
-    r
+    for (acc, p) in accs.iter().zip(&pending) {
+        ctx.emit(mir::Inst::new(
+            Opcode::VReadlaneB32,
+            &[Def::temp(p.result)],
+            &[Operand::temp(*acc), Operand::constant(last_lane)],
+        ));
+    }
 }
 
 /// The lanes of a divergent reduction as the loop reads them: canonicalized for a float

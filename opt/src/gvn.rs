@@ -13,10 +13,10 @@
 //! linear in the function, whatever its depth.
 
 use crate::rewrite::{is_commutative, is_invariant_load, is_wave_op, replace, resolve_operands};
+use foldhash::fast::FixedState;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::{Block, Function, InstData, IntCC, Value};
-use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// Replaces the redundant instructions of `func`; true if there were any.

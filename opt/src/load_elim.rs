@@ -21,11 +21,11 @@
 use crate::alias::{ClassSet, MemoryClasses};
 use crate::rewrite::{replace, resolve_operands};
 use cranelift_entity::EntityRef;
+use foldhash::fast::FixedState;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::loops::LoopAnalysis;
 use frontend_ir::{Block, Function, Inst, InstData, Type, Value};
-use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// A load's number: its class, the class's version, the address and the type.

@@ -304,7 +304,8 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardSta
     let family = func.family;
     let foots: Vec<Vec<Foot>> =
         func.blocks.iter().map(|b| b.insts.iter().map(|i| footprint(i, family)).collect()).collect();
-    let pseudo: Vec<Vec<bool>> = func.blocks.iter().map(|b| b.insts.iter().map(|i| i.opcode.is_pseudo()).collect()).collect();
+    let pseudo: Vec<Vec<bool>> =
+        func.blocks.iter().map(|b| b.insts.iter().map(|i| i.opcode.is_pseudo()).collect()).collect();
     // The tails with back edges taken as the worst case, then recomputed from the tails the
     // previous round found at the loops' ends until nothing changes (a loop's own hazards
     // are then resolved from what its end really leaves, as across forward edges).

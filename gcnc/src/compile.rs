@@ -100,7 +100,16 @@ impl CompileError {
             | CompileError::Allocate { kernel, .. }
             | CompileError::Optimize { kernel, .. }
             | CompileError::Emit { kernel, .. } => Some(kernel),
+            CompileError::AfterPrinting { error, .. } => error.kernel(),
             _ => None,
+        }
+    }
+
+    /// What the stages `--print-after` named printed before the error (empty when none ran).
+    pub fn printed(&self) -> &[StageDump] {
+        match self {
+            CompileError::AfterPrinting { printed, .. } => printed,
+            _ => &[],
         }
     }
 
@@ -111,6 +120,7 @@ impl CompileError {
     pub fn loc(&self) -> Option<SourceLoc> {
         match self {
             CompileError::Select { reason, .. } => reason.loc(),
+            CompileError::AfterPrinting { error, .. } => error.loc(),
             _ => None,
         }
     }
@@ -165,6 +175,16 @@ pub enum CompileError {
         kernel: String,
         /// Why.
         reason: emit::EmitError,
+    },
+    /// A kernel failed after some of the stages `--print-after` asked for had run: the
+    /// error, and what those stages printed ([`CompileError::printed`]), which is what shows
+    /// how the failing stage's input looked.
+    #[error("{error}")]
+    AfterPrinting {
+        /// The error.
+        error: Box<CompileError>,
+        /// The kernel as printed after each stage that ran, in pipeline order.
+        printed: Vec<StageDump>,
     },
 }
 
@@ -353,20 +373,35 @@ fn optimize(
     Ok(Some(single))
 }
 
-/// Runs the pipeline for one kernel.
+/// Runs the pipeline for one kernel; an error after some stage was printed carries what was
+/// ([`CompileError::AfterPrinting`]).
 fn compile_kernel(
     module: &Module,
     id: FuncId,
     target: &Target,
     options: &Options,
 ) -> Result<KernelOutput, CompileError> {
+    let mut printed = Vec::new();
+    run_pipeline(module, id, target, options, &mut printed).map_err(|error| match printed.is_empty() {
+        true => error,
+        false => CompileError::AfterPrinting { error: Box::new(error), printed },
+    })
+}
+
+/// The pipeline of [`compile_kernel`], printing into `printed`.
+fn run_pipeline(
+    module: &Module,
+    id: FuncId,
+    target: &Target,
+    options: &Options,
+    printed: &mut Vec<StageDump>,
+) -> Result<KernelOutput, CompileError> {
     let proc = target.processor();
     let kernel = module.functions[id].name.clone();
     let mut times = Vec::new();
     let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
-    let mut printed = Vec::new();
     let t = Instant::now();
-    let optimized = optimize(module, id, options, &mut printed)?;
+    let optimized = optimize(module, id, options, printed)?;
     timed("opt", t);
     let (module, id) = match &optimized {
         Some(m) => (m, FuncId::from_u32(0)),
@@ -493,6 +528,6 @@ fn compile_kernel(
         asm: assembled.asm,
         code: KernelCode { name: kernel, code: assembled.code, descriptor, metadata: meta },
         stats,
-        printed,
+        printed: std::mem::take(printed),
     })
 }

@@ -61,9 +61,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
         verify: opts.verify,
     };
     let mut compiled = source.compile(&target, &options)?;
-    for dump in &compiled.printed {
-        eprint!("; @{} after {}\n{}", dump.kernel, dump.stage, dump.text);
-    }
+    crate::source::print_dumps(&compiled.printed);
     compiled.describe_params(&source.signatures);
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),

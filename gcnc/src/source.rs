@@ -64,7 +64,11 @@ impl Program {
     /// Compiles the module (see [`gcnc::compile`]); an error is printed where it is (see
     /// [`Program::compile_error`]).
     pub fn compile(&self, target: &gcnc::Target, options: &gcnc::Options) -> Result<gcnc::Compiled> {
-        gcnc::compile(&self.module, target, options).map_err(|e| self.compile_error(target, &e))
+        gcnc::compile(&self.module, target, options).map_err(|e| {
+            // What `--print-after` printed before the failure shows the failing stage's input.
+            print_dumps(e.printed());
+            self.compile_error(target, &e)
+        })
     }
 
     /// A compile error for `target`, printed at the instruction it is about (`file:line:col`,
@@ -101,6 +105,13 @@ impl Program {
 
     fn param(&self, kernel: &str, index: usize) -> Option<&(String, lang::ParamType)> {
         self.signatures.iter().find(|s| s.name == kernel)?.params.get(index)
+    }
+}
+
+/// Prints the kernels as `--print-after` asked for them, to stderr.
+pub fn print_dumps(dumps: &[gcnc::compile::StageDump]) {
+    for dump in dumps {
+        eprint!("; @{} after {}\n{}", dump.kernel, dump.stage, dump.text);
     }
 }
 

@@ -9,11 +9,11 @@ fn gcnc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gcnc")).args(args).current_dir(root).output().expect("gcnc runs")
 }
 
-/// A fresh directory named after `name` and this process, holding `k.gk` with `source`.
-fn temp_source(name: &str, source: &str) -> (PathBuf, PathBuf) {
+/// A fresh directory named after `name` and this process, holding `file` with `source`.
+fn temp_source(name: &str, file: &str, source: &str) -> (PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("gcnc-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("k.gk");
+    let src = dir.join(file);
     std::fs::write(&src, source).unwrap();
     (dir, src)
 }
@@ -196,6 +196,7 @@ fn a_closed_pipe_is_not_an_error() {
 fn opt_levels_differ_and_print_after_names_the_stages() {
     let (dir, src) = temp_source(
         "opt",
+        "k.gk",
         "kernel k(o: &mut [u32], n: u32) {\n    let i = global_id.x;\n    o[i] = n * (3u * 4u) + (i - i);\n}\n",
     );
     let src = src.to_str().unwrap();
@@ -232,6 +233,7 @@ fn opt_levels_differ_and_print_after_names_the_stages() {
 fn the_optimizer_issues_example_is_short() {
     let (dir, src) = temp_source(
         "example",
+        "k.gk",
         "kernel u(a: &[u32], out: &mut [u32], n: u32) {\n    let i = global_id.x;\n    let u0 = a[3u] * 5u + n;\n    let u1 = a[n] + 7u;\n    out[i] = u0 + u1 + i;\n}\n",
     );
     let out = gcnc(&["compile", src.to_str().unwrap(), "-mcpu=gfx1100", "-O2", "-S", "-o", "-"]);
@@ -253,5 +255,26 @@ fn the_optimizer_issues_example_is_short() {
         "a constant computed at run time:\n{asm}"
     );
     assert!(insts.iter().any(|i| i.starts_with("v_add3_u32")), "{asm}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// When a stage fails, what `--print-after` printed before it still comes out (the input of
+/// the failing stage is what one wants to see), then the located error, with status 1.
+#[test]
+fn print_after_prints_before_a_failing_stage() {
+    // Selection refuses 1-byte accesses (an unsupported construct, not a bug).
+    let (dir, src) = temp_source(
+        "print-fail",
+        "k.gir",
+        "kernel @k(ptr<global>) {\nblock0(%p: ptr<global>):\n    %x = load.i8 %p\n    store %p, %x\n    ret\n}\n",
+    );
+    let out = gcnc(&["compile", src.to_str().unwrap(), "-o", "/dev/null", "--print-after=fold", "--print-after=isel"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    let headers: Vec<&str> = err.lines().filter(|l| l.starts_with("; @k after")).collect();
+    assert_eq!(headers, ["; @k after fold"], "{err}");
+    let (dump, error) = (err.find("; @k after fold").unwrap(), err.find("error:").expect("an error"));
+    assert!(dump < error, "the dump comes before the error:\n{err}");
+    assert!(err.contains("k.gir:3:5"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -166,6 +166,9 @@ pub struct KernelAttrs {
     pub max_workgroup_size: Option<u32>,
     /// The kernel uses dynamic shared memory, sized at dispatch (`dynamic_shared`).
     pub dynamic_shared: bool,
+    /// The fewest waves per SIMD the kernel's register use must allow (`waves_per_simd(n)`):
+    /// the compiler spills rather than use more registers than that occupancy leaves.
+    pub waves_per_simd: Option<u32>,
 }
 
 /// Whether a function is a kernel (an entry point) or a helper called by kernels.

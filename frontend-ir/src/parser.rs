@@ -21,7 +21,8 @@
 //! function  = ( "kernel" | "func" ) FUNC "(" [ type { "," type } ] ")" [ "->" type ]
 //!             { kattr } "{" { slot } { block } "}" ;
 //! kattr     = "reqd_workgroup_size" "(" UINT "," UINT "," UINT ")"     (kernels only,
-//!           | "max_workgroup_size" "(" UINT ")" | "dynamic_shared" ;     any order, once each)
+//!           | "max_workgroup_size" "(" UINT ")" | "dynamic_shared"      any order, once each)
+//!           | "waves_per_simd" "(" UINT ")" ;
 //! slot      = NAME "=" ( "shared" | "private" ) UINT "align" UINT ;
 //! block     = NAME [ "(" [ param { "," param } ] ")" ] ":" { inst } ;
 //! param     = VALUE ":" type ;
@@ -700,13 +701,14 @@ impl<'a> Parser<'a> {
             signature.ret = Some(self.parse_type()?);
         }
         let mut attrs = KernelAttrs::default();
-        let mut seen = [false; 3];
+        let mut seen = [false; 4];
         loop {
             let t = self.peek();
             let which = match (t.kind, self.text(t)) {
                 (Kind::Word, "reqd_workgroup_size") => 0,
                 (Kind::Word, "max_workgroup_size") => 1,
                 (Kind::Word, "dynamic_shared") => 2,
+                (Kind::Word, "waves_per_simd") => 3,
                 _ => break,
             };
             let word = self.text(t);
@@ -736,7 +738,12 @@ impl<'a> Parser<'a> {
                     attrs.max_workgroup_size = Some(self.parse_u32("a workgroup size")?);
                     self.expect(Kind::RParen, "`)`")?;
                 }
-                _ => attrs.dynamic_shared = true,
+                2 => attrs.dynamic_shared = true,
+                _ => {
+                    self.expect(Kind::LParen, "`(`")?;
+                    attrs.waves_per_simd = Some(self.parse_u32("a number of waves")?);
+                    self.expect(Kind::RParen, "`)`")?;
+                }
             }
         }
         let t = self.peek();
@@ -2049,7 +2056,7 @@ block0:
     ret
 }
 
-kernel @all(ptr<global>, i32, f32, i1, ptr<flat>) reqd_workgroup_size(64, 1, 1) max_workgroup_size(64) dynamic_shared {
+kernel @all(ptr<global>, i32, f32, i1, ptr<flat>) reqd_workgroup_size(64, 1, 1) max_workgroup_size(64) dynamic_shared waves_per_simd(4) {
     slot0 = shared 64 align 16
     slot1 = private 8 align 8
 block0(%0: ptr<global>, %1: i32, %2: f32, %3: i1, %4: ptr<flat>):
@@ -2105,7 +2112,8 @@ block4:
             FuncKind::Kernel(KernelAttrs {
                 reqd_workgroup_size: Some([64, 1, 1]),
                 max_workgroup_size: Some(64),
-                dynamic_shared: true
+                dynamic_shared: true,
+                waves_per_simd: Some(4),
             })
         );
         assert_eq!(k.slots[Slot::new(0)], SlotData { space: AddrSpace::Shared, size: 64, align: 16 });

@@ -834,6 +834,9 @@ impl<'a> FuncVerifier<'a> {
             if attrs.max_workgroup_size == Some(0) {
                 reasons.push("max_workgroup_size(0) allows no work-item".to_string());
             }
+            if attrs.waves_per_simd == Some(0) {
+                reasons.push("waves_per_simd(0) asks for no wave".to_string());
+            }
             for reason in reasons {
                 self.report(None, None, VerifierErrorKind::BadKernelAttrs { reason });
             }
@@ -1574,8 +1577,12 @@ mod tests {
         h.ins0(I::Return { arg: Some(s) });
         let helper = h.done();
 
-        let attrs =
-            KernelAttrs { reqd_workgroup_size: Some([64, 1, 1]), max_workgroup_size: Some(64), dynamic_shared: true };
+        let attrs = KernelAttrs {
+            reqd_workgroup_size: Some([64, 1, 1]),
+            max_workgroup_size: Some(64),
+            dynamic_shared: true,
+            waves_per_simd: None,
+        };
         let mut k = Fb::new("main", FuncKind::Kernel(attrs), &[GLOBAL, I32, F32], None);
         let p = k.entry();
         let (buf, n, x) = (p[0], p[1], p[2]);
@@ -1887,6 +1894,7 @@ mod tests {
         for (attrs, word) in [
             (KernelAttrs { reqd_workgroup_size: Some([64, 0, 1]), ..Default::default() }, "zero dimension"),
             (KernelAttrs { max_workgroup_size: Some(0), ..Default::default() }, "max_workgroup_size(0)"),
+            (KernelAttrs { waves_per_simd: Some(0), ..Default::default() }, "waves_per_simd(0)"),
             (
                 KernelAttrs {
                     reqd_workgroup_size: Some([16, 16, 1]),

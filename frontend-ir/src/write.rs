@@ -48,6 +48,9 @@ pub fn write_function(w: &mut dyn Write, module: &Module, func: &Function) -> fm
         if attrs.dynamic_shared {
             w.write_str(" dynamic_shared")?;
         }
+        if let Some(n) = attrs.waves_per_simd {
+            write!(w, " waves_per_simd({n})")?;
+        }
     }
     w.write_str(" {\n")?;
     for (slot, data) in func.slots.iter() {

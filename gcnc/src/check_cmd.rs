@@ -10,7 +10,6 @@
 
 use anyhow::{bail, Context, Result};
 use gcnc::check::{check_with, element_types, CheckArg, CheckError, CheckLaunch, CheckOptions};
-use gcnc::compile::Options;
 use gcnc::ir::Type;
 use gcnc::launch::{splitmix64, ArgSpec, BufferInit, ScalarType};
 
@@ -109,10 +108,7 @@ pub fn run(opts: &CheckOpts) -> Result<()> {
     };
     let launch =
         CheckLaunch { grid: opts.grid, block: opts.block, dyn_shared_bytes, seed, step_limit: opts.step_limit };
-    let options = CheckOptions {
-        compile: Options { opt_level: opts.opt.opt_level, ..Options::default() },
-        ..CheckOptions::default()
-    };
+    let options = CheckOptions { compile: opts.opt.options(), ..CheckOptions::default() };
     let result = match check_with(module, kernel, &target, &launch, &args, &options, &|_, _| false) {
         Err(CheckError::Compile(e)) => Err(program.compile_error(&target, &e)),
         Err(e) if e.loc().is_some() => Err(program.located(e.to_string(), None, e.loc())),

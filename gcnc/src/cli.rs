@@ -18,7 +18,7 @@ use gcnc::launch::{format_elements, parse_dims, parse_param_index, ArgSpec, Dump
 pub const DEFAULT_MCPU: &str = "gfx1100";
 
 const CLANG_SPELLINGS: &str = "Clang's spellings are accepted: -mcpu=gfx942:sramecc+, -mwavefrontsize64, -mcumode, \
--mno-cumode, -mtgsplit, -mcode-object-version=5, -O0 to -O3.";
+-mno-cumode, -mtgsplit, -mcode-object-version=5, -mwaves-per-eu=N, -O0 to -O3.";
 
 /// gcnc: a compiler backend for AMD GPUs.
 #[derive(Debug, Parser)]
@@ -124,6 +124,18 @@ pub struct OptOpts {
     #[arg(long = "opt-level", value_name = "N", default_value_t = 2,
           value_parser = clap::value_parser!(u8).range(0..=3))]
     pub opt_level: u8,
+    /// The waves per SIMD each kernel's register use must allow, unless the kernel asks
+    /// otherwise with `waves_per_simd` (written -mwaves-per-eu=N); the compiler spills rather
+    /// than use more registers
+    #[arg(long = "mwaves-per-eu", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub waves_per_eu: Option<u32>,
+}
+
+impl OptOpts {
+    /// The compile options these flags choose, the others at their defaults.
+    pub fn options(&self) -> gcnc::Options {
+        gcnc::Options { opt_level: self.opt_level, waves_per_simd: self.waves_per_eu, ..gcnc::Options::default() }
+    }
 }
 
 #[allow(dead_code)] // read by the compiler driver that later issues add
@@ -317,15 +329,16 @@ pub struct ConformanceOpts {
 }
 
 /// The single-dash long options clang uses, which this program accepts as written.
-const SINGLE_DASH_LONG: [&str; 6] =
-    ["mcpu", "mwavefrontsize64", "mcumode", "mno-cumode", "mtgsplit", "mcode-object-version"];
+const SINGLE_DASH_LONG: [&str; 7] =
+    ["mcpu", "mwavefrontsize64", "mcumode", "mno-cumode", "mtgsplit", "mcode-object-version", "mwaves-per-eu"];
 
 /// Rewrites clang's single-dash long options into the double-dash forms clap parses.
 ///
 /// clap reads `-mcpu=gfx1100` as the cluster of short flags `-m -c -p -u ...`, so before clap
 /// sees the command line, each argument that is one of clang's spellings is rewritten:
 /// `-mcpu=X` and `-mcpu X` become `--mcpu=X` and `--mcpu X`; likewise `-mwavefrontsize64`,
-/// `-mcumode`, `-mno-cumode`, `-mtgsplit` and `-mcode-object-version[=N]` gain a dash; and
+/// `-mcumode`, `-mno-cumode`, `-mtgsplit`, `-mcode-object-version[=N]` and `-mwaves-per-eu=N`
+/// gain a dash; and
 /// `-O0` to `-O3` become `--opt-level=0` to `--opt-level=3`. An argument that is the value of
 /// the option before it (`-o -O2` names an output file `-O2`), and every argument after `--`,
 /// stay as they are; which options take a value is read from clap's own description of the

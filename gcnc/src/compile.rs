@@ -4,7 +4,7 @@
 
 use crate::launch::ScalarType;
 use frontend_ir::verifier::{verify_function, verify_module, VerifierErrors};
-use frontend_ir::{FuncId, Function, InstData, Module, SourceLoc};
+use frontend_ir::{FuncId, FuncKind, Function, InstData, Module, SourceLoc};
 use isa::processor::Target;
 use runtime_abi::descriptor::{set_register_counts, KernelDescriptor, RegisterUse};
 use runtime_abi::elf::{CodeObject, KernelCode};
@@ -34,6 +34,9 @@ pub struct Options {
     /// Runs the IR verifier after every optimizer pass also in release builds (`--verify`;
     /// debug builds always do).
     pub verify: bool,
+    /// The waves per SIMD a kernel's register use must allow when the kernel does not say
+    /// (`-mwaves-per-eu=N`; its `waves_per_simd` attribute wins). See [`wave_target`].
+    pub waves_per_simd: Option<u32>,
 }
 
 impl Default for Options {
@@ -45,6 +48,7 @@ impl Default for Options {
             opt_level: 2,
             print_after: Stages::NONE,
             verify: false,
+            waves_per_simd: None,
         }
     }
 }
@@ -203,6 +207,8 @@ pub struct KernelStats {
     pub vgprs: u16,
     /// Waves per SIMD the register use allows.
     pub waves_per_simd: u16,
+    /// The waves per SIMD the register use had to allow ([`wave_target`]).
+    pub wave_target: u16,
     /// What register allocation spilled (SGPR lanes, AGPRs, scratch bytes, spill and reload
     /// counts).
     pub spills: regalloc::spill::SpillStats,
@@ -373,6 +379,22 @@ fn optimize(
     Ok(Some(single))
 }
 
+/// The waves per SIMD `func`'s register use must allow on `target` (its wave target): what the
+/// kernel asks (`waves_per_simd`, else [`Options::waves_per_simd`]), and at least what its
+/// largest workgroup needs resident at once (`reqd_workgroup_size`, else `max_workgroup_size`,
+/// else the 1024 work-items the metadata's `.max_flat_workgroup_size` promises), at most what
+/// the processor holds.
+pub fn wave_target(func: &Function, target: &Target, options: &Options) -> u16 {
+    let FuncKind::Kernel(attrs) = &func.kind else { return 1 };
+    let lanes = match attrs.reqd_workgroup_size {
+        Some(size) => size.iter().map(|&d| u64::from(d)).product::<u64>().min(1024) as u32,
+        None => attrs.max_workgroup_size.unwrap_or(1024).min(1024),
+    };
+    let asked = attrs.waves_per_simd.or(options.waves_per_simd).unwrap_or(1);
+    let max = u32::from(target.processor().max_waves_per_simd);
+    asked.max(target.waves_per_simd_for(lanes)).min(max) as u16
+}
+
 /// Runs the pipeline for one kernel; an error after some stage was printed carries what was
 /// ([`CompileError::AfterPrinting`]).
 fn compile_kernel(
@@ -398,6 +420,8 @@ fn run_pipeline(
 ) -> Result<KernelOutput, CompileError> {
     let proc = target.processor();
     let kernel = module.functions[id].name.clone();
+    let waves = wave_target(&module.functions[id], target, options);
+    let limits = regalloc::demand::limits_for_occupancy(proc, target.wave_size, waves);
     let mut times = Vec::new();
     let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
     let t = Instant::now();
@@ -432,13 +456,14 @@ fn run_pipeline(
         }
         if options.opt_level >= 1 {
             let t = Instant::now();
-            sched::schedule::schedule(&mut mir, proc);
+            sched::schedule::schedule(&mut mir, proc, limits);
             timed("schedule", t);
             print("schedule", &mir);
         }
         let t = Instant::now();
         // VGPR spills go to scratch after the private arrays.
         let mut spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
+        spilling.target = spilling.target.min(limits);
         spilling.target.sgprs -= reserve;
         let alloc = regalloc::allocate_with(&mut mir, proc, &spilling)
             .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
@@ -517,6 +542,7 @@ fn run_pipeline(
         sgprs: alloc.sgprs,
         vgprs: alloc.vgprs,
         waves_per_simd: alloc.occupancy(proc, target.wave_size).waves_per_simd,
+        wave_target: waves,
         spills: alloc.spills,
         waits: waits.waits,
         nops: hazards.nops + hazards.depctrs + clause_nops,
@@ -530,4 +556,39 @@ fn run_pipeline(
         stats,
         printed: std::mem::take(printed),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use isa::processor::TargetId;
+
+    /// The wave target of a kernel with the attributes `attrs` on `mcpu` (`wave` lanes, CU mode
+    /// or not), with `-mwaves-per-eu` at `cli`.
+    fn target_of(attrs: &str, mcpu: &str, wave: u32, cumode: bool, cli: Option<u32>) -> u16 {
+        let module = frontend_ir::parser::parse_module(&format!("kernel @k() {attrs} {{\nblock0:\n    ret\n}}\n"))
+            .expect("the kernel parses");
+        let mut target = Target::new(TargetId::parse(mcpu).expect("a known processor"));
+        (target.wave_size, target.cumode) = (wave, cumode);
+        let options = Options { waves_per_simd: cli, ..Options::default() };
+        wave_target(&module.functions[FuncId::from_u32(0)], &target, &options)
+    }
+
+    /// A workgroup's waves must fit on the SIMDs it shares (LLVM's `getWavesPerEUForWorkGroup`):
+    /// 1024 work-items by default, as the metadata promises; the kernel's or the command line's
+    /// request raises the target, up to what the processor holds.
+    #[test]
+    fn the_wave_target_fits_the_workgroup_and_the_request() {
+        assert_eq!(target_of("", "gfx1100", 32, false, None), 8);
+        assert_eq!(target_of("", "gfx1100", 32, true, None), 16);
+        assert_eq!(target_of("", "gfx1100", 64, false, None), 4);
+        assert_eq!(target_of("", "gfx942", 64, false, None), 4);
+        assert_eq!(target_of("reqd_workgroup_size(64, 1, 1)", "gfx942", 64, false, None), 1);
+        assert_eq!(target_of("max_workgroup_size(256)", "gfx1100", 32, false, None), 2);
+        assert_eq!(target_of("reqd_workgroup_size(64, 1, 1) waves_per_simd(6)", "gfx942", 64, false, None), 6);
+        assert_eq!(target_of("reqd_workgroup_size(64, 1, 1)", "gfx942", 64, false, Some(3)), 3);
+        assert_eq!(target_of("reqd_workgroup_size(64, 1, 1) waves_per_simd(2)", "gfx942", 64, false, Some(5)), 2);
+        assert_eq!(target_of("waves_per_simd(20)", "gfx942", 64, false, None), 8);
+        assert_eq!(target_of("waves_per_simd(2)", "gfx1100", 32, true, None), 16);
+    }
 }

@@ -52,14 +52,8 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
         // clap has checked the names against the same list.
         opts.print_after.iter().fold(Stages::NONE, |set, name| set.with(name).unwrap_or(set))
     };
-    let options = Options {
-        code_object_version: version,
-        threads,
-        text,
-        opt_level: opts.opt.opt_level,
-        print_after,
-        verify: opts.verify,
-    };
+    let options =
+        Options { code_object_version: version, threads, text, print_after, verify: opts.verify, ..opts.opt.options() };
     let mut compiled = source.compile(&target, &options)?;
     crate::source::print_dumps(&compiled.printed);
     compiled.describe_params(&source.signatures);
@@ -76,13 +70,14 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(
-                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD, {} spills ({} SGPR lanes, {} AGPRs, {} scratch bytes), {} reloads, {} waits, {} nops, {} s_delay_alu",
+                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD (target {}), {} spills ({} SGPR lanes, {} AGPRs, {} scratch bytes), {} reloads, {} waits, {} nops, {} s_delay_alu",
                 s.name,
                 s.instructions,
                 s.bytes,
                 s.sgprs,
                 s.vgprs,
                 s.waves_per_simd,
+                s.wave_target,
                 s.spills.spills,
                 s.spills.sgpr_lanes,
                 s.spills.agprs,

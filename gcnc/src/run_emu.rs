@@ -6,7 +6,6 @@
 //! checked against the `.gk` signature or the metadata's `.type_name` (`float*`).
 
 use anyhow::{bail, Context, Result};
-use gcnc::compile::Options;
 use gcnc::launch::{ArgSpec, ParamValue, ScalarType};
 use runtime_abi::metadata::{Arg, ValueKind};
 
@@ -48,7 +47,7 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
     let (bytes, signature, name) = if ext == "gir" || ext == "gk" {
         source = crate::source::load(path)?;
         let kernel = source.kernel(opts.kernel.as_deref())?;
-        let compiled = source.compile(&target, &Options { opt_level: opts.opt.opt_level, ..Options::default() })?;
+        let compiled = source.compile(&target, &opts.opt.options())?;
         let name = source.module.functions[kernel].name.clone();
         (compiled.shared(), Signature::Ir(&source, kernel), name)
     } else {

@@ -278,3 +278,40 @@ fn print_after_prints_before_a_failing_stage() {
     assert!(err.contains("k.gir:3:5"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A kernel's `#[waves_per_simd(N)]` caps its registers at what N waves leave, and `--stats`
+/// shows the target and the occupancy reached; `-mwaves-per-eu=N` asks the same of a kernel that
+/// does not say, and the workgroup's own need (1024 work-items by default) is a floor.
+#[test]
+fn the_wave_target_caps_the_registers() {
+    let stats = |args: &[&str]| {
+        let mut all = vec!["compile", "-o", "/dev/null", "--stats"];
+        all.extend_from_slice(args);
+        let out = gcnc(&all);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        let line = err.lines().next().unwrap_or_default().to_string();
+        let number = |after: &str| -> u32 {
+            let rest = &line[line.find(after).unwrap_or_else(|| panic!("no `{after}` in {line}")) + after.len()..];
+            rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+        };
+        let vgprs_at = line.find(" VGPRs").expect("a VGPR count");
+        let vgprs: u32 = line[..vgprs_at].rsplit(' ').next().unwrap().parse().unwrap();
+        (vgprs, number("VGPRs, "), number("(target "))
+    };
+    let suite = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/pressure/");
+    let request = format!("{suite}waves_per_simd_request.gk");
+    let pressure = format!("{suite}f32_spills_in_divergent_loop.gk");
+    // The attribute: 12 waves on gfx1100 wave32, so at most 128 VGPRs.
+    let (vgprs, waves, target) = stats(&[&request, "-mcpu=gfx1100"]);
+    assert_eq!(target, 12);
+    assert!(waves >= 12 && vgprs <= 128, "{vgprs} VGPRs, {waves} waves");
+    // No attribute: the default 1024-lane workgroup needs 16 waves of 32 on a CU's 2 SIMDs.
+    let (vgprs, waves, target) = stats(&[&pressure, "-mcpu=gfx1100", "-mcumode"]);
+    assert_eq!(target, 16);
+    assert!(waves >= 16 && vgprs <= 96, "{vgprs} VGPRs, {waves} waves");
+    // The command line raises a kernel's target above its workgroup's need.
+    let (vgprs, waves, target) = stats(&[&pressure, "-mcpu=gfx1100", "-mwaves-per-eu=12"]);
+    assert_eq!(target, 12);
+    assert!(waves >= 12 && vgprs <= 128, "{vgprs} VGPRs, {waves} waves");
+}

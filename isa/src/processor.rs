@@ -527,6 +527,22 @@ impl Target {
     pub fn generation(&self) -> Generation {
         self.id.processor.generation
     }
+
+    /// The SIMDs the waves of one workgroup share (LLVM's `getEUsPerCU`): a GFX10+ CU in CU
+    /// mode has 2; a GFX9 CU, and a GFX10+ WGP in WGP mode, have 4.
+    pub fn simds_per_workgroup(&self) -> u32 {
+        if self.generation() >= Generation::Gfx10 && self.cumode {
+            2
+        } else {
+            4
+        }
+    }
+
+    /// The waves per SIMD a workgroup of `lanes` work-items needs at once (LLVM's
+    /// `getWavesPerEUForWorkGroup`): its waves spread over [`Target::simds_per_workgroup`].
+    pub fn waves_per_simd_for(&self, lanes: u32) -> u32 {
+        lanes.div_ceil(self.wave_size).div_ceil(self.simds_per_workgroup())
+    }
 }
 
 #[cfg(test)]

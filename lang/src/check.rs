@@ -27,6 +27,10 @@ pub const MAX_ARRAY_BYTES: u64 = 65536;
 /// The largest workgroup, in work-items.
 pub const MAX_WORKGROUP_SIZE: u64 = 1024;
 
+/// The most waves per SIMD any processor holds (gfx10+ hold 16 or 20 of wave32; a request
+/// above what the target holds is reduced to it when compiling).
+pub const MAX_WAVES_PER_SIMD: u64 = 20;
+
 /// What a name (or a geometry field) refers to.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Res {
@@ -95,6 +99,8 @@ pub struct Typed {
     pub tails: HashSet<NodeId>,
     /// The required workgroup size of each kernel, by item index.
     pub workgroup_sizes: HashMap<usize, [u32; 3]>,
+    /// The occupancy each kernel asks for (`#[waves_per_simd(N)]`), by item index.
+    pub waves_per_simd: HashMap<usize, u32>,
 }
 
 impl Typed {
@@ -368,47 +374,78 @@ impl<'a> Checker<'a> {
                 self.error_help(attr.span, "attributes are only allowed on kernels", "remove the attribute");
                 continue;
             }
-            if attr.name.name != "workgroup_size" {
-                self.error_help(
+            match attr.name.name.as_str() {
+                "workgroup_size" => self.workgroup_size(index, attr),
+                "waves_per_simd" => self.waves_per_simd(index, attr),
+                other => self.error_help(
                     attr.name.span,
-                    format!("unknown attribute `{}`", attr.name.name),
-                    "the kernel attribute is `#[workgroup_size(X)]`, `(X, Y)` or `(X, Y, Z)`",
-                );
-                continue;
+                    format!("unknown attribute `{other}`"),
+                    "the kernel attributes are `#[workgroup_size(X)]` (or `(X, Y)`, `(X, Y, Z)`) and \
+                     `#[waves_per_simd(N)]`",
+                ),
             }
-            if self.out.workgroup_sizes.contains_key(&index) {
-                self.error_help(attr.span, "`workgroup_size` is given twice", "keep one");
-                continue;
-            }
-            if attr.args.is_empty() || attr.args.len() > 3 {
-                self.error_help(
-                    attr.span,
-                    format!("`workgroup_size` takes 1 to 3 sizes, {} given", attr.args.len()),
-                    "write `#[workgroup_size(X)]`, `(X, Y)` or `(X, Y, Z)`",
-                );
-                continue;
-            }
-            let mut size = [1u32; 3];
-            let mut ok = true;
-            for (d, arg) in attr.args.iter().enumerate() {
-                match self.const_int(arg, "a workgroup size") {
-                    Some(v) if (1..=MAX_WORKGROUP_SIZE).contains(&v) => size[d] = v as u32,
-                    Some(v) => {
-                        self.error(arg.span, format!("workgroup size {v} is out of range (1 to {MAX_WORKGROUP_SIZE})"));
-                        ok = false;
-                    }
-                    None => ok = false,
+        }
+    }
+
+    /// `#[workgroup_size(X, Y, Z)]`: the size every dispatch uses.
+    fn workgroup_size(&mut self, index: usize, attr: &Attr) {
+        if self.out.workgroup_sizes.contains_key(&index) {
+            self.error_help(attr.span, "`workgroup_size` is given twice", "keep one");
+            return;
+        }
+        if attr.args.is_empty() || attr.args.len() > 3 {
+            self.error_help(
+                attr.span,
+                format!("`workgroup_size` takes 1 to 3 sizes, {} given", attr.args.len()),
+                "write `#[workgroup_size(X)]`, `(X, Y)` or `(X, Y, Z)`",
+            );
+            return;
+        }
+        let mut size = [1u32; 3];
+        let mut ok = true;
+        for (d, arg) in attr.args.iter().enumerate() {
+            match self.const_int(arg, "a workgroup size") {
+                Some(v) if (1..=MAX_WORKGROUP_SIZE).contains(&v) => size[d] = v as u32,
+                Some(v) => {
+                    self.error(arg.span, format!("workgroup size {v} is out of range (1 to {MAX_WORKGROUP_SIZE})"));
+                    ok = false;
                 }
+                None => ok = false,
             }
-            let total: u64 = size.iter().map(|&s| s as u64).product();
-            if ok && total > MAX_WORKGROUP_SIZE {
-                self.error(
-                    attr.span,
-                    format!("a workgroup of {total} work-items is larger than the limit of {MAX_WORKGROUP_SIZE}"),
-                );
-            } else if ok {
-                self.out.workgroup_sizes.insert(index, size);
+        }
+        let total: u64 = size.iter().map(|&s| s as u64).product();
+        if ok && total > MAX_WORKGROUP_SIZE {
+            self.error(
+                attr.span,
+                format!("a workgroup of {total} work-items is larger than the limit of {MAX_WORKGROUP_SIZE}"),
+            );
+        } else if ok {
+            self.out.workgroup_sizes.insert(index, size);
+        }
+    }
+
+    /// `#[waves_per_simd(N)]`: the occupancy the kernel's register use must allow.
+    fn waves_per_simd(&mut self, index: usize, attr: &Attr) {
+        if self.out.waves_per_simd.contains_key(&index) {
+            self.error_help(attr.span, "`waves_per_simd` is given twice", "keep one");
+            return;
+        }
+        let [arg] = attr.args.as_slice() else {
+            self.error_help(
+                attr.span,
+                format!("`waves_per_simd` takes one number, {} given", attr.args.len()),
+                "write `#[waves_per_simd(N)]`",
+            );
+            return;
+        };
+        match self.const_int(arg, "a number of waves") {
+            Some(v) if (1..=MAX_WAVES_PER_SIMD).contains(&v) => {
+                self.out.waves_per_simd.insert(index, v as u32);
             }
+            Some(v) => {
+                self.error(arg.span, format!("{v} waves per SIMD is out of range (1 to {MAX_WAVES_PER_SIMD})"));
+            }
+            None => {}
         }
     }
 

@@ -43,8 +43,11 @@ pub fn lower(file: &SourceFile, typed: &Typed) -> Module {
     let mut ctx = FunctionBuilderContext::new();
     for (index, item) in file.items.iter().enumerate().filter(|(_, item)| item.is_kernel) {
         let params = item.params.iter().map(|p| local_ir_type(typed, p.id)).collect();
-        let attrs =
-            KernelAttrs { reqd_workgroup_size: typed.workgroup_sizes.get(&index).copied(), ..KernelAttrs::default() };
+        let attrs = KernelAttrs {
+            reqd_workgroup_size: typed.workgroup_sizes.get(&index).copied(),
+            waves_per_simd: typed.waves_per_simd.get(&index).copied(),
+            ..KernelAttrs::default()
+        };
         let mut func = Function::new(item.name.name.clone(), FuncKind::Kernel(attrs), Signature { params, ret: None });
         let mut b = FunctionBuilder::new(&mut func, &mut ctx);
         let entry = b.create_block();

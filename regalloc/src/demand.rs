@@ -73,6 +73,26 @@ impl RegisterDemand {
     }
 }
 
+/// The most registers of each file a kernel may use and still run `waves` waves per SIMD on
+/// `proc` (a wave target): VGPRs first (without AGPRs), then the AGPRs that fit beside them,
+/// then SGPRs. A target above what the processor holds gives what its maximum allows.
+pub fn limits_for_occupancy(proc: &Processor, wave_size: u32, waves: u16) -> RegisterDemand {
+    let waves = waves.min(proc.max_waves_per_simd);
+    let reaches = |d: RegisterDemand| d.occupancy(proc, wave_size).waves_per_simd >= waves;
+    let mut d = RegisterDemand { sgprs: 0, vgprs: file_limit(proc, RegType::Vgpr), agprs: 0 };
+    while d.vgprs > 0 && !reaches(d) {
+        d.vgprs -= 1;
+    }
+    while d.agprs < file_limit(proc, RegType::Agpr) && reaches(d.with(2, d.agprs + 1)) {
+        d.agprs += 1;
+    }
+    d.sgprs = file_limit(proc, RegType::Sgpr);
+    while d.sgprs > 0 && !reaches(d) {
+        d.sgprs -= 1;
+    }
+    d
+}
+
 /// The largest demand, file by file, with which a kernel keeps the occupancy `demand`
 /// reaches: what a scheduler may use without costing waves (ACO's `max_reg_demand` for its
 /// target). Each file grows alone, up to what a wave may address.
@@ -328,6 +348,35 @@ mod tests {
         let mut p = Pressure::default();
         classes.iter().for_each(|&rc| p.add(rc));
         p.demand(proc(name))
+    }
+
+    /// The registers a wave target leaves, against the SIMD files of AMD's documents:
+    /// gfx1100 has 1536 VGPRs per lane for wave32 (768 for wave64) in granules of 16 (8),
+    /// gfx942 512 unified VGPRs and AGPRs per lane in granules of 8, and 800 SGPRs per SIMD.
+    #[test]
+    fn limits_for_a_wave_target() {
+        let l = |name: &str, wave: u32, waves: u16| {
+            let d = limits_for_occupancy(proc(name), wave, waves);
+            (d.vgprs, d.agprs)
+        };
+        assert_eq!(l("gfx1100", 32, 16), (96, 0));
+        assert_eq!(l("gfx1100", 32, 8), (192, 0));
+        assert_eq!(l("gfx1100", 64, 8), (96, 0));
+        assert_eq!(l("gfx1100", 32, 1), (256, 0));
+        assert_eq!(l("gfx942", 64, 4), (128, 0));
+        assert_eq!(l("gfx942", 64, 2), (256, 0));
+        assert_eq!(l("gfx942", 64, 1), (256, 256));
+        // More waves than the processor holds: what its maximum allows.
+        assert_eq!(l("gfx942", 64, 20), l("gfx942", 64, 8));
+        for (name, wave, waves) in [("gfx1100", 32, 12), ("gfx942", 64, 3), ("gfx942", 64, 5)] {
+            let d = limits_for_occupancy(proc(name), wave, waves);
+            assert!(d.occupancy(proc(name), wave).waves_per_simd >= waves, "{name} {waves}: {d:?}");
+            // One more VGPR costs the target.
+            let over = d.with(1, d.vgprs + 1);
+            if d.vgprs < proc(name).vgprs {
+                assert!(over.occupancy(proc(name), wave).waves_per_simd < waves, "{name} {waves}: {d:?}");
+            }
+        }
     }
 
     #[test]

@@ -259,7 +259,7 @@ fn allocate_once(
         validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
     }
     let free_agpr = Allocation::measure(func).agprs;
-    let spilled = spill::lower(func, proc, free_agpr, scratch_base, &spilled)?;
+    let spilled = spill::lower(func, proc, free_agpr, target.agprs, scratch_base, &spilled)?;
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;

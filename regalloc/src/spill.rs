@@ -1011,15 +1011,17 @@ pub fn scratch_reach(family: Family) -> u32 {
 /// Where each spill slot lives once registers are known: turns `p_start_linear_vgpr`,
 /// `p_spill` and `p_reload` into hardware instructions. SGPR slots become `v_writelane_b32`
 /// and `v_readlane_b32` (one per dword) on their linear VGPR. VGPR slots (dwords, in the
-/// order the pass handed them out) first take the AGPRs from `free_agpr` up that the
-/// processor has (gfx90a, gfx942: `v_accvgpr_write_b32`/`v_accvgpr_read_b32`, no memory
-/// access; they count in the unified file, as scratch does not), then dwords of the lane's scratch, `scratch_base` bytes in (after the private
+/// order the pass handed them out) first take the AGPRs from `free_agpr` up to `agpr_limit`
+/// (the target's: a wave target leaves fewer in the unified file) that the processor has
+/// (gfx90a, gfx942: `v_accvgpr_write_b32`/`v_accvgpr_read_b32`, no memory access; they count
+/// in the unified file, as scratch does not), then dwords of the lane's scratch, `scratch_base` bytes in (after the private
 /// arrays), stored and loaded with `scratch_store`/`scratch_load` of up to four dwords at
 /// their immediate offset. Gives `stats` with the AGPRs and scratch bytes used.
 pub fn lower(
     func: &mut Function,
     proc: &Processor,
     free_agpr: u16,
+    agpr_limit: u16,
     scratch_base: u32,
     stats: &SpillStats,
 ) -> Result<SpillStats, AllocError> {
@@ -1028,7 +1030,7 @@ pub fn lower(
     let family = func.family;
     // Only where gfx908's wait states between `v_accvgpr_write` and `v_accvgpr_read` are gone
     // (gfx90a on): the hazard pass has no rules for those moves.
-    let agprs = if proc.gfx90a_insts { proc.agprs } else { 0 };
+    let agprs = if proc.gfx90a_insts { proc.agprs.min(agpr_limit) } else { 0 };
     let in_agprs = stats.vgpr_slots.min(u32::from(agprs.saturating_sub(free_agpr)));
     let mut stats = *stats;
     stats.agprs = in_agprs as u16;

@@ -33,7 +33,7 @@ use isa::mir::{CachePolicy, Function, Inst, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
 use isa::processor::Processor;
 use isa::reg::{PhysReg, RegType};
-use regalloc::demand::room_at_occupancy;
+use regalloc::demand::{room_at_occupancy, RegisterDemand};
 use regalloc::liveness::analyze;
 use smallvec::SmallVec;
 
@@ -51,14 +51,15 @@ enum Class {
     Free,
 }
 
-/// Reorders the computing stretches of every block of `func`; returns how many instructions
-/// changed places.
-pub fn schedule(func: &mut Function, proc: &Processor) -> usize {
+/// Reorders the computing stretches of every block of `func`, never past `limits` (the wave
+/// target's registers) where the original order stayed within them; returns how many
+/// instructions changed places.
+pub fn schedule(func: &mut Function, proc: &Processor, limits: RegisterDemand) -> usize {
     let family = func.family;
     // The demand the function reaches somewhere decides its occupancy; a region may use
-    // what keeps that occupancy without costing anything.
+    // what keeps that occupancy without costing anything, within the wave target's `limits`.
     let Ok(liveness) = analyze(func, proc) else { return 0 };
-    let room = room_at_occupancy(liveness.max_demand, proc, func.wave_size);
+    let room = room_at_occupancy(liveness.max_demand, proc, func.wave_size).min(limits);
     let peak = [room.sgprs, room.vgprs].map(i64::from);
     let dead: Vec<bool> = (0..func.temps).map(|id| liveness.is_dead(id)).collect();
     let mut scratch = Scratch::new(func.temps as usize, dead);

@@ -189,6 +189,9 @@ const FILE_CASES: &[(&str, &[&str])] = &[
     ("#[workgroup_size(0)]\nkernel k() { }\n", &["1:18: workgroup size 0 is out of range (1 to 1024)"]),
     ("#[workgroup_size(1, 2, 3, 4)]\nkernel k() { }\n", &["1:1: `workgroup_size` takes 1 to 3 sizes, 4 given"]),
     ("#[inline]\nkernel k() { }\n", &["1:3: unknown attribute `inline`"]),
+    ("#[waves_per_simd(0)]\nkernel k() { }\n", &["1:18: 0 waves per SIMD is out of range (1 to 20)"]),
+    ("#[waves_per_simd(4, 8)]\nkernel k() { }\n", &["1:1: `waves_per_simd` takes one number, 2 given"]),
+    ("#[waves_per_simd(4)]\n#[waves_per_simd(8)]\nkernel k() { }\n", &["2:1: `waves_per_simd` is given twice"]),
     ("#[workgroup_size(64)]\nfn f() { }\n", &["1:1: attributes are only allowed on kernels"]),
     (
         "fn f(b: &mut [f32]) { b[0] = 1.0; }\nkernel k(x: &[f32]) { f(x); }\n",

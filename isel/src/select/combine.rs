@@ -1,8 +1,9 @@
-//! Three-source VALU combining (ACO's `combine_three_valu_op`): a 32-bit vector add whose
-//! operand is the only use of another add or of a left shift in the same block becomes one
-//! instruction, `v_add3_u32 a, b, c` or `v_lshl_add_u32 x, k, c`, and the inner one goes. The
-//! result is the same in every lane: both compute the same wrapping sum, and the shift amount
-//! is taken modulo 32 by both forms.
+//! Three-source VALU combining (ACO's `combine_three_valu_op`): a 32-bit vector add, or or
+//! xor whose operand is the only use of another such operation, of a left shift or (under an
+//! or) of an and in the same block becomes one instruction, and the inner one goes:
+//! `v_add3_u32`, `v_lshl_add_u32`, `v_or3_b32`, `v_lshl_or_b32`, `v_and_or_b32`, and on GFX10+
+//! `v_xor3_b32`. The result is the same in every lane: the fused forms compute the same
+//! wrapping sums and bitwise results, and take the shift amount modulo 32 as the shift does.
 //!
 //! A combination happens only where the three-source form can encode its operands: no more
 //! scalar values (distinct SGPRs and the literal) than the constant bus takes
@@ -65,7 +66,10 @@ fn fuse(
     generation: Generation,
 ) -> Option<(usize, Inst)> {
     let outer = &insts[i];
-    if outer.opcode != Opcode::VAddNcU32 || outer.fields != Fields::default() || !plain(outer) {
+    if !matches!(outer.opcode, Opcode::VAddNcU32 | Opcode::VOrB32 | Opcode::VXorB32)
+        || outer.fields != Fields::default()
+        || !plain(outer)
+    {
         return None;
     }
     (0..2).find_map(|side| {
@@ -80,10 +84,17 @@ fn fuse(
             return None;
         }
         let other = outer.ops[1 - side];
-        let (opcode, ops): (Opcode, SmallVec<[Operand; 4]>) = match inner.opcode {
-            Opcode::VAddNcU32 => (Opcode::VAdd3U32, [inner.ops[0], inner.ops[1], other].into_iter().collect()),
+        let &[a, b] = inner.ops.as_slice() else { return None };
+        let (opcode, ops): (Opcode, SmallVec<[Operand; 4]>) = match (outer.opcode, inner.opcode) {
+            (Opcode::VAddNcU32, Opcode::VAddNcU32) => (Opcode::VAdd3U32, [a, b, other].into_iter().collect()),
             // v_lshlrev_b32 takes the shift first.
-            Opcode::VLshlrevB32 => (Opcode::VLshlAddU32, [inner.ops[1], inner.ops[0], other].into_iter().collect()),
+            (Opcode::VAddNcU32, Opcode::VLshlrevB32) => (Opcode::VLshlAddU32, [b, a, other].into_iter().collect()),
+            (Opcode::VOrB32, Opcode::VOrB32) => (Opcode::VOr3B32, [a, b, other].into_iter().collect()),
+            (Opcode::VOrB32, Opcode::VLshlrevB32) => (Opcode::VLshlOrB32, [b, a, other].into_iter().collect()),
+            (Opcode::VOrB32, Opcode::VAndB32) => (Opcode::VAndOrB32, [a, b, other].into_iter().collect()),
+            (Opcode::VXorB32, Opcode::VXorB32) if generation >= Generation::Gfx10 => {
+                (Opcode::VXor3B32, [a, b, other].into_iter().collect())
+            }
             _ => return None,
         };
         if !fits_constant_bus(&ops, opcode, generation) {

@@ -457,7 +457,7 @@ mod tests {
         );
         let proc = Processor::find("gfx1100").expect("gfx1100 is in the table");
         let mut func = parse_function(&text, Family::Gfx11).expect("the test MIR parses");
-        schedule(&mut func, proc);
+        schedule(&mut func, proc, regalloc::demand::limits_for_occupancy(proc, 32, 1));
         func.blocks[0]
             .insts
             .iter()

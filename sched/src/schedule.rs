@@ -103,8 +103,19 @@ fn class(inst: &Inst, family: Family) -> Option<Class> {
     match inst.opcode.format(family) {
         Format::Pseudo => matches!(inst.opcode, Opcode::PSplitVector | Opcode::PCreateVector).then_some(Class::Free),
         Format::Sop1 | Format::Sop2 | Format::Sopc => {
-            const CONTROL: [&str; 7] =
-                ["s_getpc", "s_setpc", "s_swappc", "s_rfe", "s_movrel", "s_set_gpr_idx", "s_cbranch"];
+            // Scalar operations that act beyond their operands: program control, messages,
+            // relative register addressing, VSKIP.
+            const CONTROL: [&str; 9] = [
+                "s_getpc",
+                "s_setpc",
+                "s_swappc",
+                "s_rfe",
+                "s_movrel",
+                "s_set_gpr_idx",
+                "s_cbranch",
+                "s_sendmsg",
+                "s_setvskip",
+            ];
             (!CONTROL.iter().any(|p| name.starts_with(p))).then_some(Class::Alu)
         }
         Format::Sopk => {
@@ -213,7 +224,9 @@ impl Scratch {
         let order = self.pick_order(room);
         let moved = order.iter().enumerate().filter(|&(k, &n)| k != n as usize).count();
         if moved > 0 {
-            let mut taken: Vec<Option<Inst>> = insts.iter().cloned().map(Some).collect();
+            let placeholder = || Inst::new(Opcode::PLogicalStart, &[], &[]);
+            let mut taken: Vec<Option<Inst>> =
+                insts.iter_mut().map(|i| Some(std::mem::replace(i, placeholder()))).collect();
             for (slot, &n) in insts.iter_mut().zip(&order) {
                 *slot = taken[n as usize].take().expect("each node is scheduled once");
             }
@@ -310,6 +323,10 @@ impl Scratch {
         // The last writer's value may be read after the region: every other writer goes first.
         if let Some((&last, others)) = scc_writers.split_last() {
             for &w in others {
+                // One edge per pair: `may_write_scc` counts a reader's remaining edges.
+                if self.nodes[w as usize].succs.iter().any(|&(s, _)| s == last) {
+                    continue;
+                }
                 self.nodes[w as usize].succs.push((last, 0));
                 self.nodes[last as usize].waiting += 1;
             }
@@ -498,6 +515,17 @@ mod tests {
                 assert!(!i.contains("scc"), "{i} writes SCC between the carry and its reader: {insts:?}");
             }
         }
+    }
+
+    /// A region whose last SCC writer reads another's carry (a 64-bit add) is scheduled too:
+    /// the load after the add moves above it.
+    #[test]
+    fn a_carry_chain_at_the_end_does_not_stop_scheduling() {
+        let insts = scheduled(
+            "  %3:s1, scc = s_lshl_b32 %1:s1, 0x2\n  %4:s1, %5:s1@scc = s_add_u32 %3:s1, %1:s1\n  %6:s1, scc = s_addc_u32 %1:s1, 0x0, %5:s1@scc\n  %7:s1 = s_load_b32 %0:s2 offset:8\n  %8:s1 = s_add_u32 %7:s1, %6:s1\n  %9:v1 = v_add_nc_u32 %8:s1, %4:s1\n  global_store_b32 %0:s2, %9:v1\n",
+        );
+        assert!(at(&insts, "s_load_b32") < at(&insts, "s_lshl_b32"), "{insts:?}");
+        assert!(at(&insts, "s_add_u32 %3") < at(&insts, "s_addc_u32"), "{insts:?}");
     }
 
     /// A tuple is split after its other use, so both can live in the same registers.

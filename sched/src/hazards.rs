@@ -6,7 +6,7 @@
 //! later reads: of an SGPR by a VALU (2), of a VGPR by `v_readlane`/`v_readfirstlane` (1), of a
 //! transcendental result by another VALU (1), of EXEC by the lane-access instructions (4), of a
 //! lane select (4), of VCC by `v_div_fmas` (4), of a VGPR or (by a VALU) EXEC by a DPP
-//! operation (2 and 5, `isa::hazard::dpp_hazards`), and a VALU write to the data of a pending store
+//! operation (2 and 5, `isa::hazard::DPP_VGPR_WAIT_STATES` and `DPP_EXEC_WAIT_STATES`), and a VALU write to the data of a pending store
 //! or atomic wider than 64 bits (the rule and its wait states are `isa::hazard`'s, which the
 //! emulator reads too); and with XNACK possibly on, a run of SMEM instructions must not write
 //! a register the run reads (`isa::hazard::smem_clauses_replay`), so [`break_smem_clauses`]
@@ -310,17 +310,20 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardSta
     // previous round found at the loops' ends until nothing changes (a loop's own hazards
     // are then resolved from what its end really leaves, as across forward edges).
     let mut known: Option<Tails> = None;
-    let mut tails = Tails::new();
+    let mut converged = false;
     for _ in 0..MAX_ROUNDS {
-        tails = walk(func, &foots, &pseudo, known.as_ref(), store_data_wait_states, &mut |_, _, _| {});
+        let tails = walk(func, &foots, &pseudo, known.as_ref(), store_data_wait_states, &mut |_, _, _| {});
         if known.as_ref() == Some(&tails) {
+            converged = true;
             break;
         }
-        known = Some(tails.clone());
+        known = Some(tails);
     }
-    let converged = known.as_ref() == Some(&tails);
+    // With a fixpoint, the back edges' histories are what the walk from them gives; without
+    // one, the loop headers start from the worst case.
+    let back = if converged { known.as_ref() } else { None };
     let mut needs: Vec<Vec<u32>> = func.blocks.iter().map(|b| vec![0; b.insts.len()]).collect();
-    walk(func, &foots, &pseudo, converged.then_some(&tails), store_data_wait_states, &mut |b, i, need| {
+    walk(func, &foots, &pseudo, back, store_data_wait_states, &mut |b, i, need| {
         needs[b][i] = need;
     });
     let mut stats = HazardStats::default();

@@ -1,8 +1,9 @@
 //! Scheduling-related passes on MIR. Before register allocation, [`hoist`] moves
 //! loop-invariant ALU instructions out of loops and [`schedule`] reorders each block's
 //! computing stretches (loads early, dependent instructions apart, within the register
-//! demand the block had). On allocated MIR, [`branches`] first removes
-//! the branches and EXEC flips that exec-mask lowering leaves and nothing needs, then
+//! demand that keeps the function's occupancy and its wave target). On allocated MIR,
+//! [`branches`] first removes the branches and EXEC flips that exec-mask lowering leaves and
+//! nothing needs, then
 //! [`hazards`] inserts the `s_nop` and
 //! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
 //! `s_waitcnt` from per-counter scoreboards, and [`delay_alu`] adds gfx11's `s_delay_alu`

@@ -6,11 +6,12 @@
 //! every write of SCC and EXEC. They belong in `isa`'s opcode table; until it has them, this is their one home.
 
 use isa::encoding::inline_field_typed;
-use isa::mir::{Def, Operand};
+use isa::mir::{Def, Operand, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
 use isa::operands::{shape_of, Loc};
 use isa::reg::{PhysReg, RegType};
 use isa::table::{self, ConstType, Role};
+use smallvec::SmallVec;
 
 /// Whether the constant `value` is inline as source `i` of `op` (else it takes the literal), by
 /// the source's constant type in the opcode table (32-bit for pseudo-instructions).
@@ -19,6 +20,37 @@ pub(crate) fn is_inline(op: Opcode, family: Family, i: usize, value: u64) -> boo
         .and_then(|info| info.slots.iter().filter(|s| s.role == Role::Use && !s.optional).nth(i))
         .map_or(ConstType::B32, |s| s.ctype);
     inline_field_typed(value, ctype).is_some()
+}
+
+/// The scalar values a VALU instruction of `opcode` with operands `ops` reads on the constant
+/// bus ([`isa::constant_bus`]): distinct SGPRs and special registers, and distinct literals
+/// (constants that are not inline in their source).
+pub(crate) fn scalar_reads(opcode: Opcode, family: Family, ops: &[Operand]) -> (usize, usize) {
+    let mut scalars: SmallVec<[(OperandKind, Option<PhysReg>); 4]> = SmallVec::new();
+    let mut literals = 0;
+    for (i, op) in ops.iter().enumerate() {
+        let scalar = match op.kind {
+            OperandKind::Const(v) => !is_inline(opcode, family, i, v),
+            _ => op.rc().is_some_and(|rc| rc.is_sgpr()),
+        };
+        let key = (op.kind, if matches!(op.kind, OperandKind::Phys(_)) { op.reg } else { None });
+        if scalar && !scalars.contains(&key) {
+            literals += usize::from(matches!(op.kind, OperandKind::Const(_)));
+            scalars.push(key);
+        }
+    }
+    (scalars.len(), literals)
+}
+
+/// Whether a VALU instruction of `opcode` in its VOP3 form (`vop3`) or not may read `ops`: no
+/// more scalar values than the constant bus takes, at most one literal, none in a VOP3 form
+/// of a generation without VOP3 literals.
+pub(crate) fn fits_constant_bus(opcode: Opcode, family: Family, ops: &[Operand], vop3: bool) -> bool {
+    let (scalars, literals) = scalar_reads(opcode, family, ops);
+    let generation = family.generation();
+    scalars <= isa::constant_bus::limit(generation, opcode)
+        && literals <= 1
+        && (literals == 0 || !vop3 || isa::constant_bus::vop3_literal(generation))
 }
 
 /// Whether the constant `value` is inline in a 64-bit source (integer or f64 alike: they have

@@ -366,24 +366,10 @@ impl Verifier<'_> {
     fn valu_limits(&mut self, b: usize, k: usize, inst: &Inst, format: Format) {
         let family = self.func.family;
         let vop3 = inst.vop3 || matches!(format, Format::Vop3 | Format::Vop3sd);
-        let mut scalars: Vec<(OperandKind, Option<PhysReg>)> = Vec::new();
-        let mut literals = 0;
-        for (i, op) in inst.ops.iter().enumerate() {
-            let scalar = match op.kind {
-                OperandKind::Const(v) => !hw::is_inline(inst.opcode, family, i, v),
-                _ => op.rc().is_some_and(|rc| rc.is_sgpr()),
-            };
-            if scalar && matches!(op.kind, OperandKind::Const(_)) {
-                literals += 1;
-            }
-            let key = (op.kind, if matches!(op.kind, OperandKind::Phys(_)) { op.reg } else { None });
-            if scalar && !scalars.contains(&key) {
-                scalars.push(key);
-            }
-        }
+        let (scalars, literals) = hw::scalar_reads(inst.opcode, family, &inst.ops);
         let limit = isa::constant_bus::limit(family.generation(), inst.opcode);
-        if scalars.len() > limit {
-            self.error(b, Some(k), format!("{} scalar operands exceed the constant bus ({limit})", scalars.len()));
+        if scalars > limit {
+            self.error(b, Some(k), format!("{scalars} scalar operands exceed the constant bus ({limit})"));
         }
         if vop3 && literals > 0 && !isa::constant_bus::vop3_literal(family.generation()) {
             self.error(b, Some(k), "a literal in a VOP3 instruction on GFX9".into());

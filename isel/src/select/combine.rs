@@ -11,17 +11,16 @@
 //! instruction. Linear VGPRs (live in inactive lanes) are left alone. One walk over each block,
 //! with use counts and definitions in dense tables: linear in the function.
 
-use isa::constant_bus;
-use isa::encoding::inline_field_typed;
+use crate::hw;
 use isa::mir::{Fields, Function, Inst, Operand, OperandKind};
-use isa::opcode::Opcode;
+use isa::opcode::{Family, Opcode};
 use isa::processor::Generation;
 use isa::reg::RegType;
-use isa::table::ConstType;
 use smallvec::SmallVec;
 
-/// Combines the adds of `func` with the add or shift that feeds them, on `generation`.
-pub(super) fn run(func: &mut Function, generation: Generation) {
+/// Combines the adds, ors and xors of `func` with the operation that feeds them.
+pub(super) fn run(func: &mut Function) {
+    let family = func.family;
     let temps = func.temps as usize;
     let mut uses = vec![0u32; temps];
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
@@ -37,7 +36,7 @@ pub(super) fn run(func: &mut Function, generation: Generation) {
         let b = b as u32;
         let mut gone = vec![false; block.insts.len()];
         for i in 0..block.insts.len() {
-            if let Some((j, fused)) = fuse(&block.insts, i, &uses, &def_at, &block_of, b, generation) {
+            if let Some((j, fused)) = fuse(&block.insts, i, &uses, &def_at, &block_of, b, family) {
                 block.insts[i] = fused;
                 gone[j] = true;
             }
@@ -55,7 +54,7 @@ pub(super) fn run(func: &mut Function, generation: Generation) {
 }
 
 /// The three-source instruction replacing `insts[i]`, and the index of the instruction it
-/// absorbs, if `insts[i]` is an add one of whose operands qualifies.
+/// absorbs, if `insts[i]` is an add, or or xor one of whose operands qualifies.
 fn fuse(
     insts: &[Inst],
     i: usize,
@@ -63,7 +62,7 @@ fn fuse(
     def_at: &[u32],
     block_of: &[u32],
     block: u32,
-    generation: Generation,
+    family: Family,
 ) -> Option<(usize, Inst)> {
     let outer = &insts[i];
     if !matches!(outer.opcode, Opcode::VAddNcU32 | Opcode::VOrB32 | Opcode::VXorB32)
@@ -92,12 +91,12 @@ fn fuse(
             (Opcode::VOrB32, Opcode::VOrB32) => (Opcode::VOr3B32, [a, b, other].into_iter().collect()),
             (Opcode::VOrB32, Opcode::VLshlrevB32) => (Opcode::VLshlOrB32, [b, a, other].into_iter().collect()),
             (Opcode::VOrB32, Opcode::VAndB32) => (Opcode::VAndOrB32, [a, b, other].into_iter().collect()),
-            (Opcode::VXorB32, Opcode::VXorB32) if generation >= Generation::Gfx10 => {
+            (Opcode::VXorB32, Opcode::VXorB32) if family.generation() >= Generation::Gfx10 => {
                 (Opcode::VXor3B32, [a, b, other].into_iter().collect())
             }
             _ => return None,
         };
-        if !fits_constant_bus(&ops, opcode, generation) {
+        if !hw::fits_constant_bus(opcode, family, &ops, true) {
             return None;
         }
         let mut fused = Inst::new(opcode, &outer.defs, &ops);
@@ -113,23 +112,4 @@ fn plain(inst: &Inst) -> bool {
         OperandKind::Const(_) => true,
         _ => false,
     }) && inst.defs.iter().all(|d| d.reg.is_none() && d.temp.is_some_and(|t| !t.rc.linear))
-}
-
-/// Whether a VOP3 `opcode` with `ops` reads no more scalar values than the constant bus
-/// takes on `generation`: distinct SGPR temporaries, and the literal (a constant that is no
-/// inline constant), which also needs VOP3 literals.
-fn fits_constant_bus(ops: &[Operand], opcode: Opcode, generation: Generation) -> bool {
-    let mut sgprs: SmallVec<[u32; 3]> = SmallVec::new();
-    let mut literals: SmallVec<[u64; 3]> = SmallVec::new();
-    for op in ops {
-        match op.kind {
-            OperandKind::Temp(t) if t.rc.ty == RegType::Sgpr && !sgprs.contains(&t.id) => sgprs.push(t.id),
-            OperandKind::Const(c) if inline_field_typed(c, ConstType::B32).is_none() && !literals.contains(&c) => {
-                literals.push(c)
-            }
-            _ => {}
-        }
-    }
-    (literals.is_empty() || (literals.len() == 1 && constant_bus::vop3_literal(generation)))
-        && sgprs.len() + literals.len() <= constant_bus::limit(generation, opcode)
 }

@@ -160,7 +160,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     let mut mir = ctx.mir;
     linear_ssa::run(&mut mir);
     cleanup::run(&mut mir);
-    combine::run(&mut mir, target.generation());
+    combine::run(&mut mir);
     memory_model::prune_waits(&mut mir);
     let lds_bytes = inputs::lds_bytes(func);
     let private_bytes = inputs::private_bytes(func);

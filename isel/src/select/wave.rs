@@ -18,13 +18,15 @@
 //! `s_cselect`), zero-extended to the `i64` result on wave32. `readfirstlane %v` of a
 //! divergent value is `v_readfirstlane_b32` per dword; of a uniform one, the value itself.
 //!
-//! A reduction is selected as a straight-line scalar loop unrolled over the lanes: for each
-//! lane `i`, `v_readlane_b32` reads its dwords, `s_bitcmp1` tests bit `i` of EXEC, and
+//! A 32-bit integer reduction or float minimum/maximum of a divergent value is selected with
+//! DPP in whole-wave mode ([`flush_reductions`], ACO's `emit_reduction`); consecutive ones are
+//! deferred into one whole-wave section. The others (float sums, whose lane order is part of
+//! their result, f16 and 64-bit values) are a straight-line scalar loop unrolled over the lanes: for
+//! each lane `i`, `v_readlane_b32` reads its dwords, `s_bitcmp1` tests bit `i` of EXEC, and
 //! `s_cselect_b32` keeps the dwords or the operation's identity, which the operation folds into
 //! the accumulator. It needs no control flow and no whole-wave mode (inactive lanes are read,
 //! never written), and it combines the lanes in lane order, which a float sum needs to give the
-//! reference interpreter's bits; DPP row operations (ACO's `emit_reduction`) are the faster
-//! form to come for the integer ones. Integer steps are SALU: `i32` ones directly, `i64` add as
+//! reference interpreter's bits. Integer steps are SALU: `i32` ones directly, `i64` add as
 //! `s_add_u32`/`s_addc_u32`, the bitwise ones dword by dword, and the 64-bit minimum and
 //! maximum as an unsigned compare through the borrow of `s_sub_u32`/`s_subb_u32` and two
 //! `s_cselect_b32` (signed ones on values whose sign bit is flipped, which orders them as
@@ -42,11 +44,9 @@ use super::alu::scalar;
 use super::{Ctx, Val};
 use crate::error::IselError;
 use frontend_ir::{ReduceOp, Type, Value};
-use isa::encoding::inline_field_typed;
 use isa::mir::{self, Def, Dpp, Operand};
 use isa::opcode::{Family, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
-use isa::table::ConstType;
 use smallvec::SmallVec;
 
 /// The dwords of one value.
@@ -259,7 +259,7 @@ pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
         .iter()
         .map(|p| {
             let mut id = Operand::constant(p.identity as u32);
-            if gfx9 && inline_field_typed(p.identity, ConstType::B32).is_none() {
+            if gfx9 && !crate::hw::is_inline(Opcode::VCndmaskB32, ctx.family, 0, p.identity) {
                 // GFX9's VOP3 takes no literal: the identity in a VGPR, written in whole-wave mode.
                 let t = ctx.temp(lin);
                 ctx.valu(Opcode::VMovB32, &[Def::temp(t)], &[id]);

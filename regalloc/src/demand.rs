@@ -78,17 +78,9 @@ impl RegisterDemand {
 /// then SGPRs. A target above what the processor holds gives what its maximum allows.
 pub fn limits_for_occupancy(proc: &Processor, wave_size: u32, waves: u16) -> RegisterDemand {
     let waves = waves.min(proc.max_waves_per_simd);
-    let reaches = |d: RegisterDemand| d.occupancy(proc, wave_size).waves_per_simd >= waves;
-    let mut d = RegisterDemand { sgprs: 0, vgprs: file_limit(proc, RegType::Vgpr), agprs: 0 };
-    while d.vgprs > 0 && !reaches(d) {
-        d.vgprs -= 1;
-    }
-    while d.agprs < file_limit(proc, RegType::Agpr) && reaches(d.with(2, d.agprs + 1)) {
-        d.agprs += 1;
-    }
-    d.sgprs = file_limit(proc, RegType::Sgpr);
-    while d.sgprs > 0 && !reaches(d) {
-        d.sgprs -= 1;
+    let mut d = RegisterDemand { sgprs: 0, vgprs: 0, agprs: 0 };
+    for (file, ty) in [(1, RegType::Vgpr), (2, RegType::Agpr), (0, RegType::Sgpr)] {
+        d = d.with(file, most_in_file(d, file, file_limit(proc, ty), proc, wave_size, waves));
     }
     d
 }
@@ -100,14 +92,17 @@ pub fn room_at_occupancy(demand: RegisterDemand, proc: &Processor, wave_size: u3
     let waves = demand.occupancy(proc, wave_size).waves_per_simd;
     let mut room = demand;
     for (file, ty) in [(0, RegType::Sgpr), (1, RegType::Vgpr)] {
-        let limit = file_limit(proc, ty);
-        let mut n = demand.of(file);
-        while n < limit && demand.with(file, n + 1).occupancy(proc, wave_size).waves_per_simd >= waves {
-            n += 1;
-        }
-        room = room.with(file, n);
+        let most = most_in_file(demand, file, file_limit(proc, ty), proc, wave_size, waves);
+        room = room.with(file, most.max(demand.of(file)));
     }
     room
+}
+
+/// The most registers of file `file`, at most `limit`, with which a kernel whose other files
+/// are as in `base` still reaches `waves` waves per SIMD (occupancy falls as registers grow).
+fn most_in_file(base: RegisterDemand, file: usize, limit: u16, proc: &Processor, wave_size: u32, waves: u16) -> u16 {
+    let reaches = |n: u16| base.with(file, n).occupancy(proc, wave_size).waves_per_simd >= waves;
+    (0..=limit).rev().find(|&n| reaches(n)).unwrap_or(0)
 }
 
 /// The alignment, in registers, of a tuple of class `rc` on `proc`: SGPR pairs at even

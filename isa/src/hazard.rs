@@ -10,8 +10,9 @@
 //! `hasNoDataDepHazard`) and have no such hazard. A compare-and-swap's data holds both the
 //! new and the compared value, so a 64-bit `cmpswap` has 128 bits of data.
 //!
-//! The DPP rule of GFX9 ([`dpp_hazards`]): a DPP operation reads its source lanes early, so it
-//! waits for recent writes of the VGPRs it reads and of EXEC by a VALU.
+//! The DPP rule of GFX9 ([`DPP_VGPR_WAIT_STATES`], [`DPP_EXEC_WAIT_STATES`]): a DPP operation
+//! reads its source lanes early, so it waits for recent writes of the VGPRs it reads and of
+//! EXEC by a VALU.
 //!
 //! The SMEM soft-clause rule (LLVM's `checkSMEMSoftClauseHazards`): with XNACK on, a run of
 //! consecutive scalar memory instructions may be replayed after a page fault, so no
@@ -50,17 +51,11 @@ pub fn store_data_wait_states(processor: &Processor) -> u32 {
     }
 }
 
-/// The DPP hazard of GFX9 (LLVM's `checkDPPHazards`; GFX10 and later interlock): a DPP
-/// operation must not read a VGPR written within the last [`DPP_VGPR_WAIT_STATES`] wait states
-/// (by any instruction), nor follow a VALU write of EXEC within [`DPP_EXEC_WAIT_STATES`].
-pub fn dpp_hazards(processor: &Processor) -> bool {
-    processor.generation == Generation::Gfx9
-}
-
-/// Wait states between a write of a VGPR and a DPP operation reading it ([`dpp_hazards`]).
+/// GFX9's DPP hazard (LLVM's `checkDPPHazards`; GFX10 and later interlock): wait states
+/// between a write of a VGPR (by any instruction) and a DPP operation reading it.
 pub const DPP_VGPR_WAIT_STATES: u32 = 2;
 
-/// Wait states between a VALU write of EXEC and a DPP operation ([`dpp_hazards`]).
+/// GFX9's DPP hazard: wait states between a VALU write of EXEC and a DPP operation.
 pub const DPP_EXEC_WAIT_STATES: u32 = 5;
 
 /// Whether runs of SMEM instructions on `processor` with the target's `xnack` setting may be

@@ -166,9 +166,19 @@ pub struct KernelAttrs {
     pub max_workgroup_size: Option<u32>,
     /// The kernel uses dynamic shared memory, sized at dispatch (`dynamic_shared`).
     pub dynamic_shared: bool,
-    /// The fewest waves per SIMD the kernel's register use must allow (`waves_per_simd(n)`):
-    /// the compiler spills rather than use more registers than that occupancy leaves.
+    /// The waves per SIMD the kernel's register demand should leave room for
+    /// (`waves_per_simd(n)`): the compiler spills rather than need more registers than that
+    /// occupancy leaves.
     pub waves_per_simd: Option<u32>,
+}
+
+impl KernelAttrs {
+    /// The most work-items a dispatch's workgroup may have: the required size's product, else
+    /// 1024 (LLVM's default flat maximum), bounded by `max_workgroup_size`.
+    pub fn max_flat_workgroup_size(&self) -> u64 {
+        let size = self.reqd_workgroup_size.map_or(1024, |s| s.iter().fold(1u64, |n, &d| n.saturating_mul(d.into())));
+        size.min(self.max_workgroup_size.map_or(u64::MAX, u64::from))
+    }
 }
 
 /// Whether a function is a kernel (an entry point) or a helper called by kernels.

@@ -124,9 +124,9 @@ pub struct OptOpts {
     #[arg(long = "opt-level", value_name = "N", default_value_t = 2,
           value_parser = clap::value_parser!(u8).range(0..=3))]
     pub opt_level: u8,
-    /// The waves per SIMD each kernel's register use must allow, unless the kernel asks
-    /// otherwise with `waves_per_simd` (written -mwaves-per-eu=N); the compiler spills rather
-    /// than use more registers
+    /// The waves per SIMD each kernel's register demand leaves room for, unless the kernel
+    /// asks otherwise with `waves_per_simd` (written -mwaves-per-eu=N); the compiler spills
+    /// rather than need more registers
     #[arg(long = "mwaves-per-eu", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
     pub waves_per_eu: Option<u32>,
 }

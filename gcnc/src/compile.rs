@@ -34,8 +34,9 @@ pub struct Options {
     /// Runs the IR verifier after every optimizer pass also in release builds (`--verify`;
     /// debug builds always do).
     pub verify: bool,
-    /// The waves per SIMD a kernel's register use must allow when the kernel does not say
-    /// (`-mwaves-per-eu=N`; its `waves_per_simd` attribute wins). See [`wave_target`].
+    /// The waves per SIMD a kernel's register demand should leave room for when the kernel
+    /// does not say (`-mwaves-per-eu=N`; its `waves_per_simd` attribute wins). See
+    /// [`wave_target`].
     pub waves_per_simd: Option<u32>,
 }
 
@@ -207,7 +208,9 @@ pub struct KernelStats {
     pub vgprs: u16,
     /// Waves per SIMD the register use allows.
     pub waves_per_simd: u16,
-    /// The waves per SIMD the register use had to allow ([`wave_target`]).
+    /// The wave target ([`wave_target`]): spilling kept the register demand within what these
+    /// waves leave; the assignment may need a little more (aligned tuples, fixed registers),
+    /// which [`KernelStats::waves_per_simd`] then shows.
     pub wave_target: u16,
     /// What register allocation spilled (SGPR lanes, AGPRs, scratch bytes, spill and reload
     /// counts).
@@ -379,17 +382,15 @@ fn optimize(
     Ok(Some(single))
 }
 
-/// The waves per SIMD `func`'s register use must allow on `target` (its wave target): what the
+/// The waves per SIMD `func`'s register demand aims to leave room for on `target` (its wave
+/// target, which spilling aims under): what the
 /// kernel asks (`waves_per_simd`, else [`Options::waves_per_simd`]), and at least what its
 /// largest workgroup needs resident at once (`reqd_workgroup_size`, else `max_workgroup_size`,
 /// else the 1024 work-items the metadata's `.max_flat_workgroup_size` promises), at most what
 /// the processor holds.
 pub fn wave_target(func: &Function, target: &Target, options: &Options) -> u16 {
     let FuncKind::Kernel(attrs) = &func.kind else { return 1 };
-    let lanes = match attrs.reqd_workgroup_size {
-        Some(size) => size.iter().map(|&d| u64::from(d)).product::<u64>().min(1024) as u32,
-        None => attrs.max_workgroup_size.unwrap_or(1024).min(1024),
-    };
+    let lanes = attrs.max_flat_workgroup_size().min(1024) as u32;
     let asked = attrs.waves_per_simd.or(options.waves_per_simd).unwrap_or(1);
     let max = u32::from(target.processor().max_waves_per_simd);
     asked.max(target.waves_per_simd_for(lanes)).min(max) as u16
@@ -527,13 +528,8 @@ fn run_pipeline(
     // The workgroup-size attributes, as clang writes reqd_work_group_size: the required size,
     // and its product (or the IR's bound) as the flat maximum.
     if let Some(attrs) = module.functions[id].kernel_attrs() {
-        if let Some(size) = attrs.reqd_workgroup_size {
-            meta.reqd_workgroup_size = Some(size.to_vec());
-            meta.max_flat_workgroup_size = size.iter().product();
-        }
-        if let Some(max) = attrs.max_workgroup_size {
-            meta.max_flat_workgroup_size = meta.max_flat_workgroup_size.min(max);
-        }
+        meta.reqd_workgroup_size = attrs.reqd_workgroup_size.map(|size| size.to_vec());
+        meta.max_flat_workgroup_size = attrs.max_flat_workgroup_size().min(u64::from(u32::MAX)) as u32;
     }
     let stats = KernelStats {
         name: kernel.clone(),

@@ -12,48 +12,26 @@
 //! stack, with a scoped table whose entries are undone when the walk leaves their block:
 //! linear in the function, whatever its depth.
 
-use crate::rewrite::{is_commutative, is_invariant_load, is_wave_op, replace, resolve_operands};
-use foldhash::fast::FixedState;
+use crate::rewrite::{
+    is_commutative, is_invariant_load, is_wave_op, replace, resolve_operands, walk_dominator_tree, ScopedTable,
+};
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
-use frontend_ir::{Block, Function, InstData, IntCC, Value};
-use std::collections::HashMap;
+use frontend_ir::{Block, Function, InstData, IntCC};
 
 /// Replaces the redundant instructions of `func`; true if there were any.
 pub fn gvn(func: &mut Function) -> bool {
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
     let Some(entry) = func.entry() else { return false };
-    let mut table: HashMap<InstData, Value, FixedState> = HashMap::default();
-    // The keys each open block added, to remove when the walk leaves it.
-    let mut added: Vec<InstData> = Vec::new();
-    // (block, where its keys start in `added`, whether its children were pushed).
-    let mut stack: Vec<(Block, usize, bool)> = vec![(entry, 0, false)];
-    let mut changed = false;
-    while let Some(top) = stack.last_mut() {
-        let (block, start, expanded) = *top;
-        if expanded {
-            for key in added.drain(start..) {
-                table.remove(&key);
-            }
-            stack.pop();
-            continue;
-        }
-        top.2 = true;
-        top.1 = added.len();
-        changed |= number_block(func, block, &mut table, &mut added);
-        for &child in domtree.children(block).iter().rev() {
-            stack.push((child, 0, false));
-        }
-    }
-    changed
+    walk_dominator_tree(func, &domtree, entry, number_block)
 }
 
 /// Numbers the instructions of `block`, removing those already in `table`.
 fn number_block(
     func: &mut Function,
     block: Block,
-    table: &mut HashMap<InstData, Value, FixedState>,
+    table: &mut ScopedTable<InstData>,
     added: &mut Vec<InstData>,
 ) -> bool {
     let mut insts = std::mem::take(&mut func.dfg.blocks[block].insts);

@@ -19,14 +19,12 @@
 //! visibility scope, atomics and wave operations are never merged or forwarded.
 
 use crate::alias::{ClassSet, MemoryClasses};
-use crate::rewrite::{replace, resolve_operands};
+use crate::rewrite::{replace, resolve_operands, walk_dominator_tree, ScopedTable};
 use cranelift_entity::EntityRef;
-use foldhash::fast::FixedState;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::loops::LoopAnalysis;
 use frontend_ir::{Block, Function, Inst, InstData, Type, Value};
-use std::collections::HashMap;
 
 /// A load's number: its class, the class's version, the address and the type.
 type Key = (usize, u32, Value, Type);
@@ -39,30 +37,10 @@ pub fn load_elim(func: &mut Function) -> bool {
     let loops = LoopAnalysis::new(func, &cfg, &domtree);
     let classes = MemoryClasses::new(func);
     let versions = Versions::new(func, &cfg, &domtree, &loops, &classes);
-    let mut table: HashMap<Key, Value, FixedState> = HashMap::default();
-    // The keys each open block added, to remove when the walk leaves it.
-    let mut added: Vec<Key> = Vec::new();
-    // (block, where its keys start in `added`, whether its children were pushed).
-    let mut stack: Vec<(Block, usize, bool)> = vec![(entry, 0, false)];
-    let mut changed = false;
-    while let Some(top) = stack.last_mut() {
-        let (block, start, expanded) = *top;
-        if expanded {
-            for key in added.drain(start..) {
-                table.remove(&key);
-            }
-            stack.pop();
-            continue;
-        }
-        top.2 = true;
-        top.1 = added.len();
+    walk_dominator_tree(func, &domtree, entry, |func, block, table, added| {
         let mut ver = versions.at_entry(block).to_vec();
-        changed |= number_block(func, block, &classes, &mut ver, &mut table, &mut added);
-        for &child in domtree.children(block).iter().rev() {
-            stack.push((child, 0, false));
-        }
-    }
-    changed
+        number_block(func, block, &classes, &mut ver, table, added)
+    })
 }
 
 /// Numbers the loads and stores of `block`, whose classes are at versions `ver` at its entry,
@@ -72,7 +50,7 @@ fn number_block(
     block: Block,
     classes: &MemoryClasses,
     ver: &mut [u32],
-    table: &mut HashMap<Key, Value, FixedState>,
+    table: &mut ScopedTable<Key>,
     added: &mut Vec<Key>,
 ) -> bool {
     let mut insts = std::mem::take(&mut func.dfg.blocks[block].insts);

@@ -1,9 +1,52 @@
 //! What the passes share: reading constants, replacing a value by another, making a new
 //! instruction where an old one stands, which instructions observe the active lanes of a wave,
-//! which loads read memory that never changes, and how large an instruction becomes in
-//! machine code.
+//! which loads read memory that never changes, how large an instruction becomes in machine
+//! code, and the dominator-tree walk with a scoped table that value numbering uses.
 
-use frontend_ir::{AddrSpace, BinaryOp, DataFlowGraph, Function, Inst, InstData, Type, Value, ValueDef};
+use foldhash::fast::FixedState;
+use frontend_ir::dominator_tree::DominatorTree;
+use frontend_ir::{AddrSpace, BinaryOp, Block, DataFlowGraph, Function, Inst, InstData, Type, Value, ValueDef};
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// A table of values by key whose entries live while the walk is in the block that added them
+/// or below it in the dominator tree ([`walk_dominator_tree`]).
+pub(crate) type ScopedTable<K> = HashMap<K, Value, FixedState>;
+
+/// Visits the blocks of `func` in a preorder of `domtree` from `entry`, on an explicit stack (so
+/// linear, whatever the depth): `visit(func, block, table, added)` may read `table` and insert
+/// keys, which it lists in `added`; they leave the table when the walk leaves the block.
+/// Returns whether any visit changed something.
+pub(crate) fn walk_dominator_tree<K: Hash + Eq>(
+    func: &mut Function,
+    domtree: &DominatorTree,
+    entry: Block,
+    mut visit: impl FnMut(&mut Function, Block, &mut ScopedTable<K>, &mut Vec<K>) -> bool,
+) -> bool {
+    let mut table = ScopedTable::default();
+    // The keys each open block added, to remove when the walk leaves it.
+    let mut added: Vec<K> = Vec::new();
+    // (block, where its keys start in `added`, whether its children were pushed).
+    let mut stack: Vec<(Block, usize, bool)> = vec![(entry, 0, false)];
+    let mut changed = false;
+    while let Some(top) = stack.last_mut() {
+        let (block, start, expanded) = *top;
+        if expanded {
+            for key in added.drain(start..) {
+                table.remove(&key);
+            }
+            stack.pop();
+            continue;
+        }
+        top.2 = true;
+        top.1 = added.len();
+        changed |= visit(func, block, &mut table, &mut added);
+        for &child in domtree.children(block).iter().rev() {
+            stack.push((child, 0, false));
+        }
+    }
+    changed
+}
 
 /// The bits of `v` when it is an integer or float constant (integers zero-extended).
 pub(crate) fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {

@@ -335,6 +335,20 @@ pub(crate) fn begin_if(ctx: &mut Ctx<'_>, cond: Temp) -> Temp {
     saved
 }
 
+/// Enters whole-wave mode: saves EXEC and turns every lane on. Returns the saved mask (what
+/// [`set_exec`] restores). Everything written before the restore is a linear VGPR.
+pub(crate) fn whole_wave(ctx: &mut Ctx<'_>) -> Temp {
+    let saved = ctx.temp(ctx.lm());
+    let (opcode, all) = if ctx.wave == 64 {
+        (Opcode::SOrSaveexecB64, Operand::constant64(u64::MAX))
+    } else {
+        (Opcode::SOrSaveexecB32, Operand::constant(u32::MAX))
+    };
+    let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
+    ctx.emit(Inst::new(opcode, &[Def::temp(saved), exec_def, Ctx::scc_clobber()], &[all, exec]));
+    saved
+}
+
 /// Starts the else arm in the current block: EXEC becomes the saved lanes not in EXEC.
 pub(crate) fn invert(ctx: &mut Ctx<'_>, saved: Temp) {
     let opcode = if ctx.wave == 64 { Opcode::SAndn2B64 } else { Opcode::SAndn2B32 };

@@ -43,6 +43,7 @@
 use super::alu::scalar;
 use super::{Ctx, Val};
 use crate::error::IselError;
+use crate::exec_mask;
 use frontend_ir::{ReduceOp, Type, Value};
 use isa::mir::{self, Def, Dpp, Operand};
 use isa::opcode::{Family, Opcode};
@@ -247,14 +248,7 @@ pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
     let pending = std::mem::take(&mut ctx.reductions);
     let lin = RegClass::linear_vgpr(1);
     let gfx9 = ctx.family == Family::Gfx9;
-    let saved = ctx.temp(ctx.lm());
-    let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
-    let (saveexec, all, mov) = if ctx.wave == 64 {
-        (Opcode::SOrSaveexecB64, Operand::constant64(u64::MAX), Opcode::SMovB64)
-    } else {
-        (Opcode::SOrSaveexecB32, Operand::constant(u32::MAX), Opcode::SMovB32)
-    };
-    ctx.emit(mir::Inst::new(saveexec, &[Def::temp(saved), exec_def, Ctx::scc_clobber()], &[all, exec]));
+    let saved = exec_mask::whole_wave(ctx);
     let mut accs: Vec<Temp> = pending
         .iter()
         .map(|p| {
@@ -314,8 +308,7 @@ pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
         }
         0
     };
-    let exec_def = ctx.exec_def();
-    ctx.emit(mir::Inst::new(mov, &[exec_def], &[Operand::temp(saved)]));
+    exec_mask::set_exec(ctx, saved);
     for (acc, p) in accs.iter().zip(&pending) {
         ctx.emit(mir::Inst::new(
             Opcode::VReadlaneB32,
@@ -523,13 +516,7 @@ fn cross_half(ctx: &mut Ctx<'_>, l: Operand, addr: Temp, parts: &[Temp], own: &[
     let low_source = Operand::temp(scalar(ctx, Opcode::SNotB32, &[hi], true));
     let other_half = ctx.create_vector(RegClass::S2, &[lo, low_source]);
     // Whole-wave mode: everything written is a linear VGPR.
-    let saved = ctx.temp(RegClass::S2);
-    let (exec_def, exec) = (ctx.exec_def(), ctx.exec());
-    ctx.emit(mir::Inst::new(
-        Opcode::SOrSaveexecB64,
-        &[Def::temp(saved), exec_def, Ctx::scc_clobber()],
-        &[Operand::constant64(u64::MAX), exec],
-    ));
+    let saved = exec_mask::whole_wave(ctx);
     let lin = RegClass::linear_vgpr(1);
     let far: SmallVec<[Temp; 2]> = parts
         .iter()
@@ -540,8 +527,7 @@ fn cross_half(ctx: &mut Ctx<'_>, l: Operand, addr: Temp, parts: &[Temp], own: &[
             bpermute(ctx, lin, addr, Operand::temp(swapped))
         })
         .collect();
-    let exec_def = ctx.exec_def();
-    ctx.emit(mir::Inst::new(Opcode::SMovB64, &[exec_def], &[Operand::temp(saved)]));
+    exec_mask::set_exec(ctx, saved);
     own.iter()
         .zip(&far)
         .map(|(&o, &f)| cndmask(ctx, RegClass::V1, Operand::temp(o), Operand::temp(f), other_half))

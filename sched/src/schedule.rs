@@ -64,17 +64,21 @@ pub fn schedule(func: &mut Function, proc: &Processor, limits: RegisterDemand) -
     let dead: Vec<bool> = (0..func.temps).map(|id| liveness.is_dead(id)).collect();
     let mut scratch = Scratch::new(func.temps as usize, dead);
     let mut moved = 0;
+    // Each instruction's class, for the block at hand (the buffer serves every block).
+    let mut classes: Vec<Option<Class>> = Vec::new();
     for (b, block) in func.blocks.iter_mut().enumerate() {
         let Some(start) = block.insts.iter().position(|i| i.opcode == Opcode::PLogicalStart) else { continue };
         let Some(end) = block.insts.iter().rposition(|i| i.opcode == Opcode::PLogicalEnd) else { continue };
+        classes.clear();
+        classes.extend(block.insts[..end].iter().map(|inst| class(inst, family)));
         let mut i = start + 1;
         while i < end {
-            if class(&block.insts[i], family).is_none() {
+            if classes[i].is_none() {
                 i += 1;
                 continue;
             }
             let mut j = i;
-            while j < end && j - i < WINDOW && class(&block.insts[j], family).is_some() {
+            while j < end && j - i < WINDOW && classes[j].is_some() {
                 j += 1;
             }
             // The demand where the region starts: at the instruction before it, which the
@@ -82,7 +86,7 @@ pub fn schedule(func: &mut Function, proc: &Processor, limits: RegisterDemand) -
             let d = liveness.inst_demand[b][i - 1];
             let entry = [d.sgprs, d.vgprs].map(i64::from);
             let room = [peak[0] - entry[0], peak[1] - entry[1]];
-            moved += scratch.schedule_region(&mut block.insts[i..j], family, room);
+            moved += scratch.schedule_region(&mut block.insts[i..j], &classes[i..j], family, room);
             i = j;
         }
     }
@@ -215,12 +219,19 @@ impl Scratch {
     }
 
     /// Schedules one region in place; returns how many instructions changed places.
-    fn schedule_region(&mut self, insts: &mut [Inst], family: Family, room: [i64; 2]) -> usize {
+    /// `classes` holds each instruction's [`class`], all of them schedulable.
+    fn schedule_region(
+        &mut self,
+        insts: &mut [Inst],
+        classes: &[Option<Class>],
+        family: Family,
+        room: [i64; 2],
+    ) -> usize {
         if insts.len() < 2 {
             return 0;
         }
         self.stamp += 1;
-        self.build(insts, family);
+        self.build(insts, classes, family);
         let order = self.pick_order(room);
         let moved = order.iter().enumerate().filter(|&(k, &n)| k != n as usize).count();
         if moved > 0 {
@@ -235,7 +246,7 @@ impl Scratch {
     }
 
     /// The dependence graph of the region.
-    fn build(&mut self, insts: &[Inst], family: Family) {
+    fn build(&mut self, insts: &[Inst], classes: &[Option<Class>], family: Family) {
         let stamp = self.stamp;
         self.nodes.clear();
         self.nodes.resize_with(insts.len(), Node::default);
@@ -248,7 +259,7 @@ impl Scratch {
         let mut preds: SmallVec<[(u32, bool); 8]> = SmallVec::new();
         for (k, inst) in insts.iter().enumerate() {
             let k32 = k as u32;
-            let class = class(inst, family).expect("a region holds schedulable instructions");
+            let class = classes[k].expect("a region holds schedulable instructions");
             let (unit, cycles) = latency(inst.opcode, family);
             preds.clear();
             for op in &inst.ops {

@@ -19,6 +19,7 @@ pub mod dynamic;
 pub mod measure;
 pub mod quality;
 pub mod report;
+pub mod scaling;
 pub mod suite;
 
 use anyhow::{bail, Context, Result};

@@ -52,6 +52,31 @@ pub fn loop_nest_statements(nests: usize, per: usize) -> String {
     src
 }
 
+/// `.gk`: `statements` statements of straight-line code, a chain of `let`s each reading the
+/// one before, the kernel's argument and the work-item's index, so nothing folds away.
+pub fn straight_line_statements(statements: usize) -> String {
+    let mut src = String::from("kernel k(x: &mut [u32], n: u32) {\n    let i = global_id.x;\n    let t0 = n ^ i;\n");
+    for q in 1..statements.saturating_sub(2) {
+        src.push_str(&format!("    let t{q} = t{} * {} + (n ^ {q}u);\n", q - 1, 2 * q + 1));
+    }
+    src.push_str(&format!("    x[i] = t{};\n}}\n", statements.saturating_sub(3)));
+    src
+}
+
+/// `.gk`: `statements / 3` ifs on divergent conditions, each with one assignment in each
+/// arm (three statements an `if`), one of them a store, so that if-conversion leaves them.
+pub fn if_statements(statements: usize) -> String {
+    let mut src = String::from("kernel k(x: &mut [u32], n: u32) {\n    let i = global_id.x;\n    var s = n;\n");
+    for q in 0..statements / 3 {
+        src.push_str(&format!(
+            "    if ((s ^ i) & {}u) == 0u {{ s = s * 3u + {q}u; }} else {{ x[i] = s; }}\n",
+            1u32 << (q % 5)
+        ));
+    }
+    src.push_str("    x[i] = s;\n}\n");
+    src
+}
+
 /// `.gk`: kernel `k` calling `f{helpers-1}`, where each helper calls the previous one twice:
 /// `2^(helpers-1)` copies of `f0` once inlined.
 pub fn doubling_helpers(helpers: usize) -> String {

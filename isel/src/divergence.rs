@@ -36,8 +36,9 @@
 //!   uniformity inside the loop).
 //!
 //! Data propagation is linear in the size of the function; each divergent branch labels its
-//! region (once, or a few rounds where the region has loops), so the control part is at worst
-//! quadratic in the number of blocks.
+//! region (once, or a few rounds where the region has loops), in tables sized once for the
+//! function and cleared on the region only, so a branch costs its region: linear for
+//! sequences of branches, at worst quadratic in the number of blocks for deep nests.
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
@@ -128,6 +129,12 @@ struct Analysis<'a> {
     rpo_index: SecondaryMap<Block, u32>,
     result: Divergence,
     worklist: Vec<Value>,
+    /// Per block, scratch tables of one divergent branch at a time (its region, and the labels
+    /// and joins of `joins`), sized once and cleared after each branch on the blocks it
+    /// touched, so that a branch costs its region, not the function.
+    in_region: SecondaryMap<Block, bool>,
+    label: SecondaryMap<Block, PackedOption<Block>>,
+    join: SecondaryMap<Block, bool>,
 }
 
 impl<'a> Analysis<'a> {
@@ -155,6 +162,13 @@ impl<'a> Analysis<'a> {
         for (i, &b) in cfg.rpo().iter().enumerate() {
             rpo_index[b] = i as u32;
         }
+        let blocks = func.dfg.blocks.len();
+        let mut in_region = SecondaryMap::new();
+        in_region.resize(blocks);
+        let mut label = SecondaryMap::new();
+        label.resize(blocks);
+        let mut join = SecondaryMap::new();
+        join.resize(blocks);
         Analysis {
             func,
             cfg,
@@ -165,6 +179,9 @@ impl<'a> Analysis<'a> {
             rpo_index,
             result: Divergence::default(),
             worklist: Vec::new(),
+            in_region,
+            label,
+            join,
         }
     }
 
@@ -229,11 +246,10 @@ impl<'a> Analysis<'a> {
         }
         let stop = self.postdom.ipdom(block);
         // The blocks reachable from the branch before its post-dominator, and that too.
-        let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
         let mut region = Vec::new();
         let mut stack: Vec<Block> = self.cfg.succs(block).to_vec();
         while let Some(b) = stack.pop() {
-            if std::mem::replace(&mut seen[b], true) {
+            if std::mem::replace(&mut self.in_region[b], true) {
                 continue;
             }
             region.push(b);
@@ -251,7 +267,11 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
-        for b in self.joins(block, stop, &region, &seen) {
+        let joins = self.joins(block, stop, &region);
+        for &b in &region {
+            self.in_region[b] = false;
+        }
+        for b in joins {
             for i in 0..self.func.dfg.blocks[b].params.len() {
                 self.mark(self.func.dfg.blocks[b].params[i]);
             }
@@ -267,7 +287,7 @@ impl<'a> Analysis<'a> {
     }
 
     /// The joins of the divergent branch ending `block`: the blocks of its `region` (with
-    /// `in_region` its membership) that lanes taking different edges out of the branch can
+    /// `self.in_region` its membership) that lanes taking different edges out of the branch can
     /// reach along different paths, which first meet there. Each block gets a label: an
     /// edge out of the branch labels its target with the target itself; a block whose labelled
     /// predecessors agree takes their label, and one where they disagree is a join and labels
@@ -276,20 +296,24 @@ impl<'a> Analysis<'a> {
     /// loop's entry edge, taken before the branch) carry no label. Labels are recomputed in
     /// reverse postorder until they settle (a few rounds for loops); should they not settle,
     /// every block with two predecessors is taken as a join, which is always safe.
-    fn joins(
-        &self,
-        block: Block,
-        stop: Option<Block>,
-        region: &[Block],
-        in_region: &SecondaryMap<Block, bool>,
-    ) -> Vec<Block> {
+    fn joins(&mut self, block: Block, stop: Option<Block>, region: &[Block]) -> Vec<Block> {
         let mut order: Vec<Block> = region.iter().copied().filter(|&b| b != block).collect();
         order.sort_by_key(|&b| self.rpo_index[b]);
-        let mut label: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::new();
-        let mut join: SecondaryMap<Block, bool> = SecondaryMap::new();
+        let joins = self.label_joins(block, stop, &order);
+        for &b in &order {
+            self.label[b] = None.into();
+            self.join[b] = false;
+        }
+        joins.unwrap_or_else(|| region.iter().copied().filter(|&b| self.cfg.preds(b).len() >= 2).collect())
+    }
+
+    /// The labelling of [`Self::joins`] over `order` (the region in reverse postorder): the
+    /// joins, or None if the labels do not settle.
+    fn label_joins(&mut self, block: Block, stop: Option<Block>, order: &[Block]) -> Option<Vec<Block>> {
+        let (in_region, label, join) = (&self.in_region, &mut self.label, &mut self.join);
         for _round in 0..order.len() + 2 {
             let mut changed = false;
-            for &x in &order {
+            for &x in order {
                 let mut first: Option<Block> = None;
                 let mut meet = false;
                 for &p in self.cfg.preds(x) {
@@ -314,10 +338,10 @@ impl<'a> Analysis<'a> {
                 }
             }
             if !changed {
-                return order.into_iter().filter(|&x| join[x]).collect();
+                return Some(order.iter().copied().filter(|&x| join[x]).collect());
             }
         }
-        region.iter().copied().filter(|&b| self.cfg.preds(b).len() >= 2).collect()
+        None
     }
 
     /// Temporal divergence of `lp`, whose lanes may leave in different iterations: a value

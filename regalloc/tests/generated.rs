@@ -163,9 +163,16 @@ fn ten_thousand_generated_functions_allocate_and_validate() {
     println!("{}", excess.report());
     // AGPRs are covered: about two ninths of the functions have them.
     assert!(excess.with_agprs * 6 > excess.functions, "{}", excess.report());
-    // The allocation stays close to the demand: a regression guard.
+    // The allocation stays close to the demand: a regression guard. SGPRs grow where they
+    // cost no occupancy rather than move a live value (moves fell by a seventh for 0.65 more
+    // SGPRs a function), so their bound is looser.
     let functions = [excess.functions, excess.functions, excess.with_agprs];
-    assert!(excess.over_floor.iter().zip(functions).all(|(&x, n)| (x as f64) < n as f64), "{}", excess.report());
+    let bound = [1.5, 1.0, 1.0];
+    assert!(
+        excess.over_floor.iter().zip(functions).zip(bound).all(|((&x, n), b)| (x as f64) < b * n as f64),
+        "{}",
+        excess.report()
+    );
 }
 
 /// Generated functions allocated with low targets (three quarters or four fifths of their demand), so

@@ -7,7 +7,7 @@
 //! enabled input, fixed to its register: the kernarg pointer (an SGPR pair), the work-group
 //! IDs (system SGPRs) and the work-item IDs (VGPRs). The arguments the kernel reads are
 //! loaded with SMEM from the kernarg segment at their [`KernargLayout`] offsets, nearby ones
-//! merged into one load of up to 8 dwords (a piece never straddles two loads); the hidden
+//! merged into one load of up to 16 dwords (a piece never straddles two loads); the hidden
 //! arguments too (`group_size.x` is the u16 at the hidden GroupSizeX slot: its dword is loaded
 //! and masked with `s_and_b32 0xffff`, as clang does).
 
@@ -268,12 +268,12 @@ pub(super) fn lds_bytes(func: &Function) -> u32 {
     }
 }
 
-/// Loads every piece: pieces are merged into runs, each read by one load of 1, 2, 4 or 8
+/// Loads every piece: pieces are merged into runs, each read by one load of 1, 2, 4, 8 or 16
 /// dwords from the run's first dword, as long as the load stays inside the segment of
 /// `segment_dwords` (the dwords between and after the pieces are read and not used: a few
 /// SGPRs for a moment at the entry, where nearly nothing else is live, against an instruction
-/// and its wait). Not 16: a 16-SGPR tuple aligned to 4 covers the work-group IDs the hardware
-/// puts in s12-s15 of small kernels, and the allocator then moves them. A load of several
+/// and its wait; the allocator places a 16-SGPR tuple above the work-group IDs the hardware
+/// puts in s12-s15 of small kernels, since SGPRs cost no occupancy there). A load of several
 /// pieces is split into them.
 fn load_pieces(ctx: &mut Ctx<'_>, ptr: Temp, pieces: &mut [Piece], segment_dwords: u32) {
     pieces.sort_by_key(|p| p.dword);
@@ -286,7 +286,7 @@ fn load_pieces(ctx: &mut Ctx<'_>, ptr: Temp, pieces: &mut [Piece], segment_dword
             span.next_power_of_two()
         };
         let mut end = i + 1;
-        while end < pieces.len() && load_size(end + 1) <= 8 && start + load_size(end + 1) <= segment_dwords {
+        while end < pieces.len() && load_size(end + 1) <= 16 && start + load_size(end + 1) <= segment_dwords {
             end += 1;
         }
         let total = load_size(end);
@@ -294,7 +294,8 @@ fn load_pieces(ctx: &mut Ctx<'_>, ptr: Temp, pieces: &mut [Piece], segment_dword
             1 => Opcode::SLoadB32,
             2 => Opcode::SLoadB64,
             4 => Opcode::SLoadB128,
-            _ => Opcode::SLoadB256,
+            8 => Opcode::SLoadB256,
+            _ => Opcode::SLoadB512,
         };
         let fields = mir::Fields { offset: (start * 4) as i32, ..Default::default() };
         if end == i + 1 && total == pieces[i].size {

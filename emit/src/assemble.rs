@@ -164,16 +164,23 @@ pub fn assemble(func: &Function, sgpr_limit: u16, text: bool) -> Result<Assemble
         }
         blocks.push(placed);
     }
-    // The size of each instruction; a branch is one word until it is relaxed.
+    // The size of each instruction; a branch is one word until it is relaxed. What is not a
+    // branch is encoded once, here, and its words are copied into the code below.
     let mut scratch = Vec::new();
+    let mut encoded: Vec<u8> = Vec::new();
     let mut sizes: Vec<Vec<usize>> = Vec::with_capacity(blocks.len());
     for placed in &blocks {
         let mut row = Vec::with_capacity(placed.len());
         for p in placed {
-            row.push(size_of(&p.inst, family, &mut scratch)?);
+            let size = size_of(&p.inst, family, &mut scratch)?;
+            if p.target.is_none() {
+                encoded.extend_from_slice(&scratch);
+            }
+            row.push(size);
         }
         sizes.push(row);
     }
+    let mut encoded_at = 0usize;
     let mut long: Vec<Vec<bool>> = blocks.iter().map(|p| vec![false; p.len()]).collect();
     let mut pair = None;
     let starts = loop {
@@ -247,12 +254,18 @@ pub fn assemble(func: &Function, sgpr_limit: u16, text: bool) -> Result<Assemble
                     let offset = i16::try_from(offset).map_err(|_| EmitError::BranchTooFar { block: b, offset })?;
                     p.inst.fields.imm = offset as u16;
                 }
-                (None, _) => {}
+                (None, _) => {
+                    let size = sizes[b][k];
+                    code.extend_from_slice(&encoded[encoded_at..encoded_at + size]);
+                    encoded_at += size;
+                }
             }
-            encode(&p.inst, family, &mut code).map_err(|source| EmitError::Encode {
-                inst: isa::mir::DisplayInst(&p.inst, family).to_string(),
-                source,
-            })?;
+            if p.target.is_some() {
+                encode(&p.inst, family, &mut code).map_err(|source| EmitError::Encode {
+                    inst: isa::mir::DisplayInst(&p.inst, family).to_string(),
+                    source,
+                })?;
+            }
             inst_count += 1;
             if !text {
                 continue;

@@ -49,10 +49,16 @@ impl ControlFlowGraph {
     /// Computes the control-flow graph of `func`.
     pub fn new(func: &Function) -> ControlFlowGraph {
         let mut cfg = ControlFlowGraph::default();
+        // Every table sized once for the function's blocks.
+        let blocks = func.dfg.blocks.len();
+        cfg.succ_span.resize(blocks);
+        cfg.pred_span.resize(blocks);
 
         // Successors, deduplicated with a "last source that added this target" marker.
         let mut added_by: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+        added_by.resize(blocks);
         let mut pred_count: SecondaryMap<Block, u32> = SecondaryMap::new();
+        pred_count.resize(blocks);
         for &b in &func.layout {
             let start = cfg.succ_edges.len() as u32;
             if let Some(term) = func.dfg.terminator(b) {
@@ -85,6 +91,7 @@ impl ControlFlowGraph {
 
         if let Some(entry) = func.entry() {
             let mut state = SecondaryMap::new();
+            state.resize(blocks);
             let mut postorder = depth_first(&[entry], |b| cfg.succs(b), &mut state, |_, _| {});
             postorder.reverse();
             cfg.rpo = postorder;

@@ -287,12 +287,24 @@ impl Function {
     pub fn canonicalize(&mut self) {
         let old = std::mem::take(&mut self.dfg);
         let old_srclocs = std::mem::take(&mut self.srclocs);
+        // Every table sized up front: the new function is at most as large as the old one.
         let mut srclocs = SecondaryMap::new();
-        let mut block_map: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::with_capacity(old.blocks.len());
-        let mut value_map: SecondaryMap<Value, PackedOption<Value>> = SecondaryMap::with_capacity(old.values.len());
+        if !old_srclocs.is_empty() {
+            srclocs.resize(old.insts.len());
+        }
+        let mut block_map: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::new();
+        block_map.resize(old.blocks.len());
+        let mut value_map: SecondaryMap<Value, PackedOption<Value>> = SecondaryMap::new();
+        value_map.resize(old.values.len());
         let mut new = DataFlowGraph::default();
+        new.values.reserve(old.values.len());
+        new.insts.reserve(old.insts.len());
+        new.results.resize(old.insts.len());
+        new.blocks.reserve(self.layout.len());
         for &b in &self.layout {
-            block_map[b] = new.make_block().into();
+            let nb = new.make_block();
+            new.blocks[nb].insts.reserve_exact(old.blocks[b].insts.len());
+            block_map[b] = nb.into();
         }
         // First define every value in layout order, so forward references can be mapped.
         for &b in &self.layout {

@@ -731,6 +731,9 @@ struct FuncVerifier<'a> {
     in_layout: SecondaryMap<Block, bool>,
     /// The block and position of each instruction placed in the layout (first occurrence).
     inst_pos: SecondaryMap<Inst, Option<(Block, u32)>>,
+    /// The instruction whose operands last named each value (its number plus one), so that
+    /// each operand of an instruction is checked once without a set per instruction.
+    seen_by: SecondaryMap<Value, u32>,
 }
 
 impl<'a> FuncVerifier<'a> {
@@ -748,6 +751,7 @@ impl<'a> FuncVerifier<'a> {
             errors,
             in_layout: SecondaryMap::new(),
             inst_pos: SecondaryMap::new(),
+            seen_by: SecondaryMap::with_capacity(module.functions[id].dfg.values.len()),
         }
     }
 
@@ -985,11 +989,21 @@ impl<'a> FuncVerifier<'a> {
         let errors_before = self.errors.len();
 
         // Operands, each reported once.
-        let mut seen = HashSet::new();
         let mut args_exist = true;
         let uses = data.args().iter().chain(data.block_calls().iter().flat_map(|c| c.args.iter()));
+        let mark = inst.as_u32() + 1;
+        // Values that do not exist cannot index a table (nor grow one to their number).
+        let mut unknown: Vec<Value> = Vec::new();
         for &value in uses {
-            if seen.insert(value) {
+            let first = if func.dfg.values.is_valid(value) {
+                std::mem::replace(&mut self.seen_by[value], mark) != mark
+            } else if unknown.contains(&value) {
+                false
+            } else {
+                unknown.push(value);
+                true
+            };
+            if first {
                 args_exist &= self.check_use(block, pos, inst, value, domtree);
             } else {
                 args_exist &= func.dfg.values.is_valid(value);

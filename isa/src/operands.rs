@@ -21,7 +21,6 @@
 use crate::mir::Fields;
 use crate::opcode::{Family, Format, Opcode};
 use crate::table::{table, Kind, Role};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Where an operand may live.
@@ -119,33 +118,31 @@ fn loc_of(kind: Kind) -> Loc {
     }
 }
 
-/// The shapes of one family, built once from its table.
-fn shapes(family: Family) -> &'static HashMap<Opcode, Shape> {
-    static S11: OnceLock<HashMap<Opcode, Shape>> = OnceLock::new();
-    static S9: OnceLock<HashMap<Opcode, Shape>> = OnceLock::new();
+/// The shapes of one family, built once from its table, indexed by opcode.
+fn shapes(family: Family) -> &'static [Option<Shape>] {
+    static S11: OnceLock<Vec<Option<Shape>>> = OnceLock::new();
+    static S9: OnceLock<Vec<Option<Shape>>> = OnceLock::new();
     let cell = match family {
         Family::Gfx11 => &S11,
         Family::Gfx9 => &S9,
     };
     cell.get_or_init(|| {
-        table(family)
-            .ops
-            .iter()
-            .map(|info| {
-                let slots = |role: Role| -> &'static [Slot] {
-                    let v: Vec<Slot> = info
-                        .slots
-                        .iter()
-                        .filter(|s| s.role == role && !s.optional)
-                        .map(|s| Slot { loc: loc_of(s.kind), size: s.size })
-                        .collect();
-                    Box::leak(v.into_boxed_slice())
-                };
-                let f = info.flags;
-                let mods = Mods { neg_abs: f.neg != 0 || f.abs != 0, clamp: f.clamp, omod: f.omod };
-                (info.opcode, Shape { defs: slots(Role::Def), ops: slots(Role::Use), mods })
-            })
-            .collect()
+        let mut shapes = vec![None; Opcode::ALL.len()];
+        for info in &table(family).ops {
+            let slots = |role: Role| -> &'static [Slot] {
+                let v: Vec<Slot> = info
+                    .slots
+                    .iter()
+                    .filter(|s| s.role == role && !s.optional)
+                    .map(|s| Slot { loc: loc_of(s.kind), size: s.size })
+                    .collect();
+                Box::leak(v.into_boxed_slice())
+            };
+            let f = info.flags;
+            let mods = Mods { neg_abs: f.neg != 0 || f.abs != 0, clamp: f.clamp, omod: f.omod };
+            shapes[info.opcode as usize] = Some(Shape { defs: slots(Role::Def), ops: slots(Role::Use), mods });
+        }
+        shapes
     })
 }
 
@@ -153,7 +150,7 @@ fn shapes(family: Family) -> &'static HashMap<Opcode, Shape> {
 /// family lacks. Optional slots (a GLOBAL `saddr`, an SMEM `soffset`, SCRATCH's addresses, an
 /// atomic's returned value) are left out; [`crate::table::info`] describes every slot.
 pub fn shape_of(op: Opcode, family: Family) -> Option<Shape> {
-    shapes(family).get(&op).copied()
+    shapes(family)[op as usize]
 }
 
 /// Whether an operation of a VOP1, VOP2 or VOPC format also has a VOP3 (`_e64`) encoding.

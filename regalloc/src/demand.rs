@@ -102,7 +102,21 @@ pub fn room_at_occupancy(demand: RegisterDemand, proc: &Processor, wave_size: u3
 /// are as in `base` still reaches `waves` waves per SIMD (occupancy falls as registers grow).
 fn most_in_file(base: RegisterDemand, file: usize, limit: u16, proc: &Processor, wave_size: u32, waves: u16) -> u16 {
     let reaches = |n: u16| base.with(file, n).occupancy(proc, wave_size).waves_per_simd >= waves;
-    (0..=limit).rev().find(|&n| reaches(n)).unwrap_or(0)
+    // A binary search for the last count that reaches: `reaches` holds up to some count and
+    // not above.
+    let (mut lo, mut hi) = (0u16, limit);
+    if reaches(hi) {
+        return hi;
+    }
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        if reaches(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// The alignment, in registers, of a tuple of class `rc` on `proc`: SGPR pairs at even
@@ -202,9 +216,16 @@ pub(crate) fn packed_size(counts: &[u32; 17], align: impl Fn(u8) -> u16) -> u32 
     // The sizes present, in packing order (no allocation: this runs at every instruction).
     let mut sizes = [(0u16, 0u16); 16];
     let mut n = 0;
+    let mut total = 0u32;
     for s in (1..=16u16).filter(|&s| counts[usize::from(s)] > 0) {
         sizes[n] = (s, align(s as u8).max(1));
+        total += u32::from(s) * counts[usize::from(s)];
         n += 1;
+    }
+    // Without alignment, nothing is padded: the common case (single registers, gfx11's VGPR
+    // tuples) needs no packing.
+    if sizes[..n].iter().all(|&(_, a)| a == 1) {
+        return total;
     }
     sizes[..n].sort_unstable_by_key(|&(s, a)| pack_key(s, a));
     let (mut end, mut singles, mut pairs) = (0u32, 0u32, 0u32);

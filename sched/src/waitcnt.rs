@@ -47,12 +47,29 @@ fn counter_max(family: Family, c: Counter) -> u8 {
 }
 
 /// The scoreboard at one program point.
-#[derive(Clone, PartialEq, Eq)]
 struct State {
     /// Distance per counter per register, or NONE.
     dist: [Vec<u8>; 3],
     /// Per counter per register, whether its pending result may come out of order (SMEM, FLAT).
     unordered: [Vec<bool>; 3],
+    /// Per counter, the registers with a distance (each once), so that aging and waiting cost
+    /// what is pending rather than the whole table.
+    pending: [Vec<u16>; 3],
+}
+
+/// Field by field, so that `clone_from` reuses the tables of the state it overwrites.
+impl Clone for State {
+    fn clone(&self) -> State {
+        State { dist: self.dist.clone(), unordered: self.unordered.clone(), pending: self.pending.clone() }
+    }
+
+    fn clone_from(&mut self, from: &State) {
+        for c in 0..3 {
+            self.dist[c].clone_from(&from.dist[c]);
+            self.unordered[c].clone_from(&from.unordered[c]);
+            self.pending[c].clone_from(&from.pending[c]);
+        }
+    }
 }
 
 impl State {
@@ -60,32 +77,56 @@ impl State {
         State {
             dist: [vec![NONE; TRACKED], vec![NONE; TRACKED], vec![NONE; TRACKED]],
             unordered: [vec![false; TRACKED], vec![false; TRACKED], vec![false; TRACKED]],
+            pending: [Vec::new(), Vec::new(), Vec::new()],
         }
     }
 
-    /// Keeps, for every register, the nearest pending distance of either state.
-    fn merge(&mut self, other: &State) {
+    /// Keeps, for every register, the nearest pending distance of either state; true if this
+    /// state changed.
+    fn merge(&mut self, other: &State) -> bool {
+        let mut changed = false;
         for c in 0..3 {
-            for (a, &b) in self.dist[c].iter_mut().zip(&other.dist[c]) {
-                *a = (*a).min(b);
+            for &r in &other.pending[c] {
+                let r = usize::from(r);
+                if self.dist[c][r] == NONE {
+                    self.pending[c].push(r as u16);
+                }
+                let (d, u) = (self.dist[c][r].min(other.dist[c][r]), self.unordered[c][r] | other.unordered[c][r]);
+                changed |= d != self.dist[c][r] || u != self.unordered[c][r];
+                self.dist[c][r] = d;
+                self.unordered[c][r] = u;
             }
         }
-        for c in 0..3 {
-            for (a, &b) in self.unordered[c].iter_mut().zip(&other.unordered[c]) {
-                *a |= b;
-            }
+        changed
+    }
+
+    /// Sets the distance of register `r` on counter `c` to 0: an event was just issued.
+    fn issue(&mut self, c: usize, r: usize, unordered: bool) {
+        if self.dist[c][r] == NONE {
+            self.pending[c].push(r as u16);
         }
+        self.dist[c][r] = 0;
+        self.unordered[c][r] = unordered;
+    }
+
+    /// Applies `f` to the distance of every pending register of counter `c`; a register whose
+    /// distance it turns to NONE leaves the pending list (and its out-of-order mark goes).
+    fn update(&mut self, c: usize, mut f: impl FnMut(u8, bool) -> u8) {
+        let (dist, unordered) = (&mut self.dist[c], &mut self.unordered[c]);
+        self.pending[c].retain(|&r| {
+            let r = usize::from(r);
+            dist[r] = f(dist[r], unordered[r]);
+            if dist[r] == NONE {
+                unordered[r] = false;
+            }
+            dist[r] != NONE
+        });
     }
 
     /// Completes every in-order event at distance `n` or more on counter `c`, and when `n` is
     /// zero every out-of-order one too (only an empty counter says those are done).
     fn wait(&mut self, c: usize, n: u8) {
-        for (d, unordered) in self.dist[c].iter_mut().zip(self.unordered[c].iter_mut()) {
-            if *d != NONE && *d >= n && (n == 0 || !*unordered) {
-                *d = NONE;
-                *unordered = false;
-            }
-        }
+        self.update(c, |d, unordered| if d >= n && (n == 0 || !unordered) { NONE } else { d });
     }
 }
 
@@ -173,17 +214,12 @@ fn apply(state: &mut State, inst: &Inst, family: Family) {
         // in-order events age the others.
         if !unordered {
             let max = counter_max(family, counter);
-            for d in state.dist[c].iter_mut() {
-                if *d != NONE {
-                    // An event further back than the counter can count is complete.
-                    *d = if *d >= max { NONE } else { *d + 1 };
-                }
-            }
+            // An event further back than the counter can count is complete.
+            state.update(c, |d, _| if d >= max { NONE } else { d + 1 });
         }
         for def in &inst.defs {
             for r in regs(def.reg, Some(def.rc)) {
-                state.dist[c][r] = 0;
-                state.unordered[c][r] = unordered;
+                state.issue(c, r, unordered);
             }
         }
     }
@@ -218,10 +254,12 @@ pub fn insert_waits(func: &mut Function) -> WaitStats {
     entry[0] = Some(State::new());
     // Iterate the block-level transfer until the entry states stop changing.
     let mut changed = true;
+    let mut state = State::new();
     while changed {
         changed = false;
         for b in 0..n {
-            let Some(mut state) = entry[b].clone() else { continue };
+            let Some(start) = &entry[b] else { continue };
+            state.clone_from(start);
             for inst in &func.blocks[b].insts {
                 let need = needed(&state, inst);
                 for (c, n) in need.iter().enumerate() {
@@ -232,25 +270,20 @@ pub fn insert_waits(func: &mut Function) -> WaitStats {
                 apply(&mut state, inst, family);
             }
             for &s in &func.blocks[b].linear_succs {
-                let s = s as usize;
-                let merged = match &entry[s] {
-                    None => state.clone(),
-                    Some(old) => {
-                        let mut m = old.clone();
-                        m.merge(&state);
-                        m
+                match &mut entry[s as usize] {
+                    Some(old) => changed |= old.merge(&state),
+                    slot @ None => {
+                        *slot = Some(state.clone());
+                        changed = true;
                     }
-                };
-                if entry[s].as_ref() != Some(&merged) {
-                    entry[s] = Some(merged);
-                    changed = true;
                 }
             }
         }
     }
     let mut stats = WaitStats::default();
     for (b, block) in func.blocks.iter_mut().enumerate() {
-        let Some(mut state) = entry[b].clone() else { continue };
+        let Some(start) = &entry[b] else { continue };
+        state.clone_from(start);
         let mut out = Vec::with_capacity(block.insts.len());
         for inst in block.insts.drain(..) {
             let need = needed(&state, &inst);

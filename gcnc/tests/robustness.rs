@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+// Shared with the library suites and the scaling benchmark, which use generators this suite
+// does not.
 #[path = "../../tests/src/programs.rs"]
+#[allow(dead_code)]
 mod programs;
 
 /// The address space each run may use.

@@ -263,7 +263,7 @@ impl Lexer<'_> {
             } else if b.is_ascii_digit() {
                 self.number();
             } else if let Some(&(text, p)) =
-                PUNCT.iter().find(|(t, _)| self.bytes[self.pos..].starts_with(t.as_bytes()))
+                PUNCT.iter().find(|(t, _)| t.as_bytes()[0] == b && self.bytes[self.pos..].starts_with(t.as_bytes()))
             {
                 self.pos += text.len();
                 self.push(Tok::P(p), start);

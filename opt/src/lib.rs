@@ -107,23 +107,34 @@ pub fn pipeline(level: u8) -> (&'static [Pass], u32) {
 /// whether anything changed.
 pub fn optimize(func: &mut Function, level: u8, after: &mut dyn FnMut(&'static str, &Function)) -> bool {
     let (passes, rounds) = pipeline(level);
-    let mut changed_any = false;
+    // Runs counted across rounds: the run after which the function last changed, and for each
+    // pass the run at which it last found nothing to do. A pass is deterministic, so one that
+    // found nothing to do in a function nothing changed since finds nothing again: it is
+    // skipped (most of the last round, which only confirms the fixpoint).
+    let mut run = 0usize;
+    let mut last_change: Option<usize> = None;
+    let mut clean_at: Vec<Option<usize>> = vec![None; passes.len()];
     for _ in 0..rounds {
         let mut changed = false;
-        for pass in passes {
-            let c = (pass.run)(func);
-            if c {
-                func.canonicalize();
+        for (k, pass) in passes.iter().enumerate() {
+            if clean_at[k].is_some_and(|at| last_change.is_none_or(|c| at > c)) {
+                continue;
             }
-            changed |= c;
+            run += 1;
+            if (pass.run)(func) {
+                func.canonicalize();
+                last_change = Some(run);
+                changed = true;
+            } else {
+                clean_at[k] = Some(run);
+            }
             after(pass.name, func);
         }
-        changed_any |= changed;
         if !changed {
             break;
         }
     }
-    changed_any
+    last_change.is_some()
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
+//! A pass that found nothing to do is skipped until another pass changes the function.
+//!
 //! Loads of writable memory are merged and forwarded by `load_elim` and hoisted by `licm`
 //! under the alias rules of `alias` (`&mut [T]` buffers overlap nothing else; data races are
 //! undefined; barriers, fences and atomics synchronize).

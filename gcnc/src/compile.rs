@@ -55,8 +55,8 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 8] =
-    ["isel", "hoist", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
+const MACHINE_STAGES: [&str; 9] =
+    ["isel", "hoist", "ds_pair", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -456,6 +456,10 @@ fn run_pipeline(
             print("hoist", &mir);
         }
         if options.opt_level >= 1 {
+            let t = Instant::now();
+            sched::ds_pair::pair_lds(&mut mir);
+            timed("ds_pair", t);
+            print("ds_pair", &mir);
             let t = Instant::now();
             sched::schedule::schedule(&mut mir, proc, limits);
             timed("schedule", t);

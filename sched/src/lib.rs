@@ -1,5 +1,6 @@
 //! Scheduling-related passes on MIR. Before register allocation, [`hoist`] moves
-//! loop-invariant ALU instructions out of loops and [`schedule`] reorders each block's
+//! loop-invariant ALU instructions out of loops, [`ds_pair`] pairs LDS accesses into the
+//! two-address forms, and [`schedule`] reorders each block's
 //! computing stretches (loads early, dependent instructions apart, within the register
 //! demand that keeps the function's occupancy and its wave target). On allocated MIR,
 //! [`branches`] first removes the branches and EXEC flips that exec-mask lowering leaves and
@@ -11,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod branches;
+pub mod ds_pair;
 pub mod delay_alu;
 pub mod hazards;
 pub mod hoist;

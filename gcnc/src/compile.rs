@@ -488,6 +488,9 @@ fn run_pipeline(
         let t = Instant::now();
         let waits = sched::waitcnt::insert_waits(&mut mir);
         let clause_nops = sched::hazards::break_smem_clauses(&mut mir, target);
+        if options.opt_level >= 1 {
+            sched::clause::insert_clauses(&mut mir, proc);
+        }
         timed("waitcnt", t);
         print("waitcnt", &mir);
         let t = Instant::now();

@@ -7,11 +7,13 @@
 //! nothing needs, then
 //! [`hazards`] inserts the `s_nop` and
 //! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
-//! `s_waitcnt` from per-counter scoreboards, and [`delay_alu`] adds gfx11's `s_delay_alu`
+//! `s_waitcnt` from per-counter scoreboards, [`clause`] marks gfx11's runs of loads with
+//! `s_clause`, and [`delay_alu`] adds gfx11's `s_delay_alu`
 //! issue hints last.
 #![deny(missing_docs)]
 
 pub mod branches;
+pub mod clause;
 pub mod ds_pair;
 pub mod delay_alu;
 pub mod hazards;

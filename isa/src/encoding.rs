@@ -563,15 +563,15 @@ pub struct DsPairOffsets {
 /// offsets are equal, not multiples of the element, or beyond both forms.
 pub fn ds_pair_offsets(first: u32, second: u32, elem_bytes: u32) -> Option<DsPairOffsets> {
     let max = u32::from(u8::MAX);
-    if first == second || first % elem_bytes != 0 || second % elem_bytes != 0 {
+    if first == second || !first.is_multiple_of(elem_bytes) || !second.is_multiple_of(elem_bytes) {
         return None;
     }
     let [a, b] = [first / elem_bytes, second / elem_bytes];
-    let fields = |a: u32, b: u32| (a <= max && b <= max).then(|| (a | b << 8) as i32);
+    let fields = |a: u32, b: u32| (a <= max && b <= max).then_some((a | b << 8) as i32);
     if let Some(field) = fields(a, b) {
         return Some(DsPairOffsets { field, stride64: false });
     }
-    if a % 64 != 0 || b % 64 != 0 {
+    if !a.is_multiple_of(64) || !b.is_multiple_of(64) {
         return None;
     }
     fields(a / 64, b / 64).map(|field| DsPairOffsets { field, stride64: true })

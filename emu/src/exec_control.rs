@@ -1,6 +1,8 @@
 //! Program control (SOPP, and `s_setpc_b64`): branches, the end of the program, barriers, waits, messages, and
 //! the scheduling hints `s_nop`, `s_delay_alu` and `s_clause`, which change nothing in an
-//! emulator but whose fields are checked, so a malformed hint in generated code is reported.
+//! emulator but whose fields are checked, so a malformed hint in generated code is reported;
+//! an `s_clause` must cover instructions of one clause kind, `s_nop`s aside
+//! (`isa::hazard::clause_kind`).
 //!
 //! `s_waitcnt` and its one-counter forms retire what the wait guarantees (see
 //! [`crate::waitcnt_check`]) and write the results into the wave's registers and the completed
@@ -14,6 +16,7 @@ use crate::program::Decoded;
 use crate::waitcnt_check::Counter;
 use crate::wave::Wave;
 use isa::asm::waitcnt_decode;
+use isa::hazard::{clause_kind, ClauseKind};
 use isa::processor::Generation;
 use isa::reg::PhysReg;
 
@@ -86,9 +89,17 @@ pub(crate) fn execute(wave: &mut Wave, d: &Decoded, op: Op, cx: &mut ExecCtx<'_>
             }
             let len = (imm & 0x3f) as u32 + 1;
             let mut pc = d.pc + d.size;
+            let mut first: Option<ClauseKind> = None;
             for _ in 0..len {
                 let next =
                     cx.code.at(pc).ok_or_else(|| malformed(format!("the clause of {len} runs past the code")))?;
+                let kind = clause_kind(&next.inst, cx.family);
+                if kind == ClauseKind::Illegal || first.is_some_and(|f| kind != f && kind != ClauseKind::Internal) {
+                    return Err(malformed(format!("`{}` in a clause of {len} starting with {first:?}", next.name())));
+                }
+                if kind != ClauseKind::Internal {
+                    first.get_or_insert(kind);
+                }
                 pc += next.size;
             }
             Flow::Next

@@ -225,6 +225,27 @@ fn malformed_hints_are_reported() {
 }
 
 #[test]
+fn clauses_hold_one_kind() {
+    // Two global loads with an s_nop between them: one clause; the loads run.
+    let body = format!(
+        "{PROLOGUE_GFX11}
+  s_clause 0x2
+  global_load_b32 v2, v1, s[6:7]
+  s_nop 0
+  global_load_b32 v3, v1, s[6:7] offset:128
+  s_waitcnt vmcnt(0)
+  global_store_b32 v1, v2, s[6:7] offset:256"
+    );
+    run(&kernel("gfx1100", false, &body), 32, 128).unwrap();
+    // A load and a store, a load and a VALU operation, a global and a scalar load: malformed.
+    for second in ["global_store_b32 v1, v0, s[6:7]", "v_mov_b32 v3, 0", "s_load_b32 s9, s[6:7], 0x0"] {
+        let body = format!("{PROLOGUE_GFX11}\n  s_clause 0x1\n  global_load_b32 v2, v1, s[6:7]\n  {second}");
+        let (kind, ..) = fault(run(&kernel("gfx1100", false, &body), 32, 128));
+        assert!(matches!(kind, FaultKind::Malformed { .. }), "{second}: {kind:?}");
+    }
+}
+
+#[test]
 fn wave_size_option_must_match_the_descriptor() {
     let p = kernel("gfx1100", true, "");
     assert_eq!(p.kernel("k").unwrap().wave_size(), 64);

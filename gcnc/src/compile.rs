@@ -55,8 +55,8 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 8] =
-    ["isel", "hoist", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
+const MACHINE_STAGES: [&str; 9] =
+    ["isel", "hoist", "ds_pair", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -457,6 +457,10 @@ fn run_pipeline(
         }
         if options.opt_level >= 1 {
             let t = Instant::now();
+            sched::ds_pair::pair_lds(&mut mir);
+            timed("ds_pair", t);
+            print("ds_pair", &mir);
+            let t = Instant::now();
             sched::schedule::schedule(&mut mir, proc, limits);
             timed("schedule", t);
             print("schedule", &mir);
@@ -484,6 +488,9 @@ fn run_pipeline(
         let t = Instant::now();
         let waits = sched::waitcnt::insert_waits(&mut mir);
         let clause_nops = sched::hazards::break_smem_clauses(&mut mir, target);
+        if options.opt_level >= 1 {
+            sched::clause::insert_clauses(&mut mir, proc);
+        }
         timed("waitcnt", t);
         print("waitcnt", &mir);
         let t = Instant::now();

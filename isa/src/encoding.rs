@@ -546,6 +546,37 @@ pub const fn ds(family: Family) -> &'static DsLayout {
     }
 }
 
+/// The offset fields of a two-address DS access (`ds_load_2addr_b32`, gfx942's `ds_read2_b32`,
+/// and the like): see [`ds_pair_offsets`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DsPairOffsets {
+    /// The instruction's offset field, `offset0 | offset1 << 8`.
+    pub field: i32,
+    /// The offsets count 64 elements (the `stride64` forms, gfx942's `st64`).
+    pub stride64: bool,
+}
+
+/// The offset fields of a two-address DS access whose elements of `elem_bytes` (4 or 8) lie
+/// at byte offsets `first` and `second` from its address: each field is 8 bits (`offset0`,
+/// `offset1`) counted in elements, or in units of 64 elements in the stride-64 forms (both
+/// families, as the ISA manuals' `ADDR + OFFSET0 * 4` and `* 256` for `_b32`). None when the
+/// offsets are equal, not multiples of the element, or beyond both forms.
+pub fn ds_pair_offsets(first: u32, second: u32, elem_bytes: u32) -> Option<DsPairOffsets> {
+    let max = u32::from(u8::MAX);
+    if first == second || !first.is_multiple_of(elem_bytes) || !second.is_multiple_of(elem_bytes) {
+        return None;
+    }
+    let [a, b] = [first / elem_bytes, second / elem_bytes];
+    let fields = |a: u32, b: u32| (a <= max && b <= max).then_some((a | b << 8) as i32);
+    if let Some(field) = fields(a, b) {
+        return Some(DsPairOffsets { field, stride64: false });
+    }
+    if !a.is_multiple_of(64) || !b.is_multiple_of(64) {
+        return None;
+    }
+    fields(a / 64, b / 64).map(|field| DsPairOffsets { field, stride64: true })
+}
+
 /// MUBUF, only its cache-control instructions (no operands; two dwords, the second 0):
 /// `| 0 [13:0] | sc0 [14] | sc1 [15] (gfx940) | op [24:18] (GFX11 [25:18]) | 0b111000 [31:26] |`
 pub mod mubuf {
@@ -959,5 +990,23 @@ mod tests {
         assert_eq!(b.get_signed(0x1fff), -1);
         assert_eq!(b.get_signed(0x0fff), 4095);
         assert!(b.fits_signed(-4096) && !b.fits_signed(4096));
+    }
+
+    /// The two-address DS offsets: in elements up to 255, else in 64 elements (stride-64),
+    /// else none; equal and misaligned offsets never pair.
+    #[test]
+    fn ds_pair_offset_fields() {
+        let f = |a, b, e| ds_pair_offsets(a, b, e).map(|o| (o.field, o.stride64));
+        assert_eq!(f(0, 4, 4), Some((1 << 8, false)));
+        assert_eq!(f(1020, 8, 4), Some((255 | 2 << 8, false)));
+        assert_eq!(f(0, 2040, 8), Some((255 << 8, false)));
+        assert_eq!(f(0, 1024, 4), Some((4 << 8, true)));
+        assert_eq!(f(4096, 0, 8), Some((8, true)));
+        assert_eq!(f(255 * 256, 0, 4), Some((255, true)));
+        assert_eq!(f(256 * 256, 0, 4), None);
+        assert_eq!(f(0, 1028, 4), None);
+        assert_eq!(f(0, 6, 4), None);
+        assert_eq!(f(4, 12, 8), None);
+        assert_eq!(f(8, 8, 4), None);
     }
 }

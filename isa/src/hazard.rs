@@ -19,6 +19,11 @@
 //! instruction of the run may write a register that one of the run reads (a replayed load
 //! would read the overwritten value); a non-SMEM instruction ends the run. It holds on GFX9
 //! where XNACK may be on, i.e. unless the target says `xnack-` ([`smem_clauses_replay`]).
+//!
+//! Hard clauses (GFX10+, `s_clause`, LLVM's `SIInsertHardClauses`): `s_clause N` makes the
+//! next N + 1 instructions one clause, at most [`MAX_HARD_CLAUSE`] (GFX11's documented
+//! limit), all of one [`ClauseKind`] but for `s_nop`s between them; GFX11 keeps loads, stores
+//! and atomics of each memory path apart ([`clause_kind`]).
 
 use crate::mir::Inst;
 use crate::opcode::{Family, Format};
@@ -94,5 +99,73 @@ mod tests {
         assert_eq!(wide_store_data(&narrow, f), None);
         let add = Inst::new(Opcode::VAddNcU32, &[Def::phys(PhysReg::vgpr(0), RegClass::V1)], &[v(1, 1), v(2, 1)]);
         assert_eq!(wide_store_data(&add, f), None);
+    }
+}
+
+/// The most instructions one `s_clause` covers (GFX11's documented limit; LLVM's
+/// `maxHardClauseLength`).
+pub const MAX_HARD_CLAUSE: usize = 63;
+
+/// Whether the processor has hard clauses (`s_clause`): GFX10 and later.
+pub fn has_hard_clauses(proc: &Processor) -> bool {
+    proc.generation >= Generation::Gfx10
+}
+
+/// What an instruction is to a hard clause: the kind of memory access that clauses with its
+/// own kind only, an instruction allowed between them (`s_nop`), or one that may not be in a
+/// clause.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ClauseKind {
+    /// A global, scratch or buffer load.
+    VmemLoad,
+    /// A global, scratch or buffer store.
+    VmemStore,
+    /// A global, scratch or buffer atomic.
+    VmemAtomic,
+    /// A flat load.
+    FlatLoad,
+    /// A flat store.
+    FlatStore,
+    /// A flat atomic.
+    FlatAtomic,
+    /// An LDS access.
+    Lds,
+    /// A scalar memory instruction.
+    Smem,
+    /// `s_nop`: allowed between the instructions of a clause.
+    Internal,
+    /// Anything else: ends a clause.
+    Illegal,
+}
+
+/// The clause kind of `inst` on GFX11 (the clause types of LLVM's `getHardClauseType`).
+pub fn clause_kind(inst: &Inst, family: Family) -> ClauseKind {
+    let name = inst.opcode.name(family);
+    let (load, store, atomic) = (
+        name.contains("_load") && !name.contains("atomic"),
+        name.contains("_store") && !name.contains("atomic"),
+        name.contains("atomic"),
+    );
+    let pick = |kinds: [ClauseKind; 3]| {
+        if atomic {
+            kinds[2]
+        } else if load {
+            kinds[0]
+        } else if store {
+            kinds[1]
+        } else {
+            ClauseKind::Illegal
+        }
+    };
+    match inst.opcode.format(family) {
+        // LDS DMA (`global_load_lds_*`) writes LDS as well: no clause.
+        Format::Global | Format::Scratch if !name.contains("lds") => {
+            pick([ClauseKind::VmemLoad, ClauseKind::VmemStore, ClauseKind::VmemAtomic])
+        }
+        Format::Flat => pick([ClauseKind::FlatLoad, ClauseKind::FlatStore, ClauseKind::FlatAtomic]),
+        Format::Smem if load => ClauseKind::Smem,
+        Format::Ds if !inst.fields.gds => ClauseKind::Lds,
+        Format::Sopp if name == "s_nop" => ClauseKind::Internal,
+        _ => ClauseKind::Illegal,
     }
 }

@@ -1,6 +1,6 @@
 //! Filetests of the passes after register allocation: each file of tests/filetests/sched
 //! holds target lines, a kernel in `.gir`, and the expected MIR after `sched::branches`,
-//! `sched::hazards`, `sched::waitcnt` and `sched::delay_alu` (selected by isel and allocated
+//! `sched::hazards`, `sched::waitcnt`, `sched::clause` and `sched::delay_alu` (selected by isel and allocated
 //! by regalloc first), as `; ` lines after `; output:`. Run with `BLESS=1` to rewrite the expected output when a change is intended;
 //! each file's leading comment says what the output must show, so a blessed result is checked
 //! by a reader, not just accepted.
@@ -23,9 +23,10 @@ fn run(input: &str) -> String {
         isel::strip_implicit(&mut mir);
         let waits = sched::waitcnt::insert_waits(&mut mir);
         let clause_nops = sched::hazards::break_smem_clauses(&mut mir, &target);
+        let clauses = sched::clause::insert_clauses(&mut mir, target.processor());
         let delays = sched::delay_alu::insert_delay_alu(&mut mir);
         out.push_str(&format!(
-            "{line}: {} jumps, {} flips, {} skips removed; {} waits, {} nops, {} depctrs, {} delays ({} folded)\n",
+            "{line}: {} jumps, {} flips, {} skips removed; {} waits, {} nops, {} depctrs, {clauses} clauses, {} delays ({} folded)\n",
             branches.jumps,
             branches.flips,
             branches.skips,
@@ -43,8 +44,8 @@ fn run(input: &str) -> String {
             out.push_str(&format!("BB{b}:{}{}\n", if succs.is_empty() { "" } else { " ->" }, succs.join(",")));
             for inst in &block.insts {
                 // The inserted instructions read best in assembly syntax (`s_waitcnt vmcnt(1)`).
-                use isa::opcode::Opcode::{SDelayAlu, SNop, SWaitcnt, SWaitcntDepctr, SWaitcntVscnt};
-                let text = if matches!(inst.opcode, SDelayAlu | SNop | SWaitcnt | SWaitcntDepctr | SWaitcntVscnt) {
+                use isa::opcode::Opcode::{SClause, SDelayAlu, SNop, SWaitcnt, SWaitcntDepctr, SWaitcntVscnt};
+                let text = if matches!(inst.opcode, SClause | SDelayAlu | SNop | SWaitcnt | SWaitcntDepctr | SWaitcntVscnt) {
                     isa::asm::print_inst(inst, mir.family, mir.wave_size)
                 } else {
                     isa::mir::DisplayInst(inst, mir.family).to_string()

@@ -1,0 +1,30 @@
+//! Filetests of `sched::ds_pair`: each file of tests/filetests/ds_pair holds target lines, a
+//! kernel in `.gir`, and the MIR after instruction selection and LDS pairing (before
+//! register allocation), with the number of pairs formed, as `; ` lines after `; output:`.
+//! What the pairs compute is checked on the emulator against the interpreter by the
+//! regression kernel `tests/regress/lds_pairs.gir`.
+//! Run with `BLESS=1` to rewrite the expected output when a change is intended; each file's
+//! leading comment says what the output must show.
+
+use gcnc::{Target, TargetId};
+
+/// The MIR after selection and pairing, for each `; target gfxN:W` line.
+fn run(input: &str) -> Result<String, String> {
+    let module = frontend_ir::parser::parse_module(input).map_err(|e| e.render(input, "filetest"))?;
+    let (kernel, _) = module.kernels().next().ok_or("no kernel")?;
+    let mut out = String::new();
+    for line in input.lines().filter_map(|l| l.strip_prefix("; target ")) {
+        let (id, wave) = line.split_once(':').ok_or("; target ID:WAVE")?;
+        let mut target = Target::new(TargetId::parse(id).map_err(|e| e.to_string())?);
+        target.wave_size = wave.trim().parse().map_err(|_| "a wave size")?;
+        let mut mir = isel::select(&module, kernel, &target).map_err(|e| e.to_string())?.mir;
+        let pairs = sched::ds_pair::pair_lds(&mut mir);
+        out.push_str(&format!("{line}: {pairs} pairs\n{mir}"));
+    }
+    Ok(out)
+}
+
+#[test]
+fn ds_pair_filetests() {
+    gcnc_tests::filetest::check_dir("ds_pair", 2, run);
+}

@@ -1,0 +1,188 @@
+//! The SSA machine-level optimizer (ACO's `aco_optimizer`), run on selected MIR before
+//! scheduling and register allocation: one walk over each block with use counts and
+//! definitions in dense tables, linear in the function.
+//!
+//! It folds the sign-bit operations selection emits for `fneg` and `fabs` (an exclusive-or
+//! with the sign bit, an and with its complement, on the VALU or the SALU) into the operand
+//! modifiers of the VALU operations that read them, where the opcode table gives the source
+//! `neg`/`abs` bits. Those modifiers are the same bit operations on the source as it is read
+//! (the sign bit of its type flipped or cleared, whatever the value, NaNs included), so the
+//! result is the same in every lane. The folded operation takes its VOP3 form, so a fold
+//! happens only where that form can encode the operands: no more scalar values than the
+//! generation's constant bus takes and a literal only where VOP3 carries one
+//! ([`crate::hw::fits_constant_bus`], from [`isa::constant_bus`]). Folds look through a chain
+//! of such operations (`-|x|`, `--x`); a sign-bit operation whose every reader took its source
+//! goes. The source and its reader must be in the same block, so no value's liveness reaches
+//! past where it was already live on either CFG.
+
+use crate::hw;
+use isa::mir::{Function, Inst, Operand, OperandKind};
+use isa::opcode::{Family, Opcode};
+use isa::reg::{RegType, Temp};
+use isa::table::{self, ConstType, Role};
+
+/// The longest chain of sign-bit operations one operand looks through.
+const CHAIN: usize = 4;
+
+/// A sign-bit operation: what it does to the sign of its source.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Sign {
+    /// Flipped (`fneg`).
+    Neg,
+    /// Cleared (`fabs`).
+    Abs,
+}
+
+/// Runs the optimizer on `func`.
+pub fn optimize(func: &mut Function) {
+    let family = func.family;
+    let temps = func.temps as usize;
+    let mut uses = vec![0u32; temps];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        for t in inst.ops.iter().filter_map(Operand::temp_of) {
+            uses[t.id as usize] += 1;
+        }
+    }
+    // The index, in the current block, of the instruction defining each temporary (valid when
+    // `block_of` names the current block).
+    let mut def_at = vec![0u32; temps];
+    let mut block_of = vec![u32::MAX; temps];
+    let mut folded = Vec::new();
+    for (b, block) in func.blocks.iter_mut().enumerate() {
+        let b = b as u32;
+        folded.clear();
+        for i in 0..block.insts.len() {
+            fold_modifiers(&mut block.insts, i, family, &mut uses, &def_at, &block_of, b, &mut folded);
+            for t in block.insts[i].defs.iter().filter_map(|d| d.temp) {
+                def_at[t.id as usize] = i as u32;
+                block_of[t.id as usize] = b;
+            }
+        }
+        if folded.is_empty() {
+            continue;
+        }
+        // The sign-bit operations nothing reads any more, last first, so a chain goes whole.
+        folded.sort_unstable();
+        folded.dedup();
+        let mut gone = vec![false; block.insts.len()];
+        for &j in folded.iter().rev() {
+            let inst = &block.insts[j as usize];
+            if inst.defs.iter().filter_map(|d| d.temp).all(|t| uses[t.id as usize] == 0) {
+                gone[j as usize] = true;
+                for t in inst.ops.iter().filter_map(Operand::temp_of) {
+                    uses[t.id as usize] -= 1;
+                }
+            }
+        }
+        let mut k = 0;
+        block.insts.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
+    }
+}
+
+/// Folds the sign-bit operations feeding the sources of `insts[i]` into its modifiers,
+/// recording in `folded` the index of each operation looked through.
+#[allow(clippy::too_many_arguments)]
+fn fold_modifiers(
+    insts: &mut [Inst],
+    i: usize,
+    family: Family,
+    uses: &mut [u32],
+    def_at: &[u32],
+    block_of: &[u32],
+    block: u32,
+    folded: &mut Vec<u32>,
+) {
+    let inst = &insts[i];
+    let Some(info) = table::info(inst.opcode, family) else { return };
+    let f = &inst.fields;
+    if info.flags.neg == 0
+        // Their masks name sources that are not floats: a select's, an exponent.
+        || matches!(inst.opcode, Opcode::VCndmaskB32 | Opcode::VLdexpF16)
+        || f.dpp.is_some()
+        || f.sdwa.is_some()
+        || f.opsel != 0
+        || f.vopd_y.is_some()
+        || inst.defs.iter().any(|d| d.temp.is_some_and(linear_vgpr))
+    {
+        return;
+    }
+    let vop3 = inst.vop3;
+    let srcs: Vec<ConstType> = info.slots.iter().filter(|s| s.role == Role::Use && !s.optional).map(|s| s.ctype).collect();
+    for k in 0..inst.ops.len().min(srcs.len()).min(8) {
+        let sign_bit = match srcs[k] {
+            ConstType::B32 => 0x8000_0000u64,
+            ConstType::F16 => 0x8000,
+            _ => continue,
+        };
+        for _ in 0..CHAIN {
+            let inst = &insts[i];
+            let bit = 1u8 << k;
+            if info.flags.neg & bit == 0 || info.flags.abs & bit == 0 {
+                break;
+            }
+            let Some(t) = inst.ops[k].temp_of().filter(|_| inst.ops[k].reg.is_none()) else { break };
+            if t.rc.size != 1 || linear_vgpr(t) || block_of[t.id as usize] != block {
+                break;
+            }
+            let j = def_at[t.id as usize] as usize;
+            let Some((sign, x)) = sign_op(&insts[j], sign_bit) else { break };
+            let mut ops = inst.ops.clone();
+            ops[k] = Operand::temp(x);
+            if !hw::fits_constant_bus(inst.opcode, family, &ops, true) {
+                break;
+            }
+            let inst = &mut insts[i];
+            inst.ops = ops;
+            // The reader computes neg?(abs?(t)) of t = -x or |x|.
+            match sign {
+                Sign::Neg if inst.fields.abs & bit == 0 => inst.fields.neg ^= bit,
+                Sign::Neg => {}
+                Sign::Abs => inst.fields.abs |= bit,
+            }
+            // Modifiers need the VOP3 form; `--x` may leave none.
+            inst.vop3 = vop3
+                || inst.fields.neg | inst.fields.abs != 0
+                || hw::needs_vop3(inst.opcode, family, &inst.defs, &inst.ops);
+            uses[t.id as usize] -= 1;
+            uses[x.id as usize] += 1;
+            folded.push(j as u32);
+        }
+    }
+}
+
+/// What `inst` does to the sign of a 32-bit temporary, if it is a plain exclusive-or with the
+/// sign bit `sign_bit` (of the reader's source type) or an and with its complement, and that
+/// temporary.
+fn sign_op(inst: &Inst, sign_bit: u64) -> Option<(Sign, Temp)> {
+    if !matches!(inst.opcode, Opcode::VXorB32 | Opcode::VAndB32 | Opcode::SXorB32 | Opcode::SAndB32)
+        || inst.fields != Default::default()
+        || inst.defs.iter().any(|d| d.reg.is_some_and(|r| d.temp.is_some() || r != isa::reg::PhysReg::SCC))
+    {
+        return None;
+    }
+    let (k, x) = match inst.ops.as_slice() {
+        [a, b] => match (a.kind, b.kind) {
+            (OperandKind::Const(k), OperandKind::Temp(x)) if b.reg.is_none() => (k, x),
+            (OperandKind::Temp(x), OperandKind::Const(k)) if a.reg.is_none() => (k, x),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if x.rc.size != 1 || linear_vgpr(x) || !matches!(x.rc.ty, RegType::Vgpr | RegType::Sgpr) {
+        return None;
+    }
+    let mask = (sign_bit << 1) - 1;
+    match inst.opcode {
+        Opcode::VXorB32 | Opcode::SXorB32 if k == sign_bit => Some((Sign::Neg, x)),
+        Opcode::VAndB32 | Opcode::SAndB32 if k == mask >> 1 => Some((Sign::Abs, x)),
+        _ => None,
+    }
+}
+
+/// Whether `t` is a linear VGPR (live in inactive lanes), which the optimizer leaves alone.
+fn linear_vgpr(t: Temp) -> bool {
+    t.rc.ty == RegType::Vgpr && t.rc.linear
+}

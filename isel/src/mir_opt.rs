@@ -14,12 +14,21 @@
 //! of such operations (`-|x|`, `--x`); a sign-bit operation whose every reader took its source
 //! goes. The source and its reader must be in the same block, so no value's liveness reaches
 //! past where it was already live on either CFG.
+//!
+//! It also folds constants: a 32-bit source of a VALU operation that a `v_mov_b32` or
+//! `s_mov_b32` of a constant defines reads the constant itself, inline or as the literal,
+//! where the source takes constants and the encoding stays within the constant bus and the
+//! literal rules; a commutative operation puts the constant first rather than take its VOP3
+//! form, and no fold makes a short form long. A part of a `p_create_vector` that such a move
+//! defines becomes the constant, which the tuple's copy then writes into its place. A
+//! constant has no liveness, so these folds reach across blocks; a move nothing reads any
+//! more goes.
 
 use crate::hw;
 use isa::mir::{Function, Inst, Operand, OperandKind};
-use isa::opcode::{Family, Opcode};
+use isa::opcode::{Family, Format, Opcode};
 use isa::reg::{RegType, Temp};
-use isa::table::{self, ConstType, Role};
+use isa::table::{self, ConstType, Kind, Role};
 
 /// The longest chain of sign-bit operations one operand looks through.
 const CHAIN: usize = 4;
@@ -47,11 +56,19 @@ pub fn optimize(func: &mut Function) {
     // `block_of` names the current block).
     let mut def_at = vec![0u32; temps];
     let mut block_of = vec![u32::MAX; temps];
+    // The constant each temporary holds, when a plain move of a constant defines it.
+    let mut konst: Vec<Option<u64>> = vec![None; temps];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some((t, c)) = constant_move(inst) {
+            konst[t.id as usize] = Some(c);
+        }
+    }
     let mut folded = Vec::new();
     for (b, block) in func.blocks.iter_mut().enumerate() {
         let b = b as u32;
         folded.clear();
         for i in 0..block.insts.len() {
+            fold_constants(&mut block.insts[i], family, &mut uses, &konst);
             fold_modifiers(&mut block.insts, i, family, &mut uses, &def_at, &block_of, b, &mut folded);
             for t in block.insts[i].defs.iter().filter_map(|d| d.temp) {
                 def_at[t.id as usize] = i as u32;
@@ -79,6 +96,79 @@ pub fn optimize(func: &mut Function) {
             k += 1;
             !gone[k - 1]
         });
+    }
+    // Moves of constants nothing reads any more.
+    for block in &mut func.blocks {
+        block.insts.retain(|inst| constant_move(inst).is_none_or(|(t, _)| uses[t.id as usize] > 0));
+    }
+}
+
+/// The temporary a plain `v_mov_b32` or `s_mov_b32` of a constant defines, and the constant.
+fn constant_move(inst: &Inst) -> Option<(Temp, u64)> {
+    if !matches!(inst.opcode, Opcode::VMovB32 | Opcode::SMovB32) || inst.fields != Default::default() {
+        return None;
+    }
+    let (&[def], &[op]) = (inst.defs.as_slice(), inst.ops.as_slice()) else { return None };
+    let t = def.temp.filter(|&t| def.reg.is_none() && t.rc.size == 1 && !linear_vgpr(t))?;
+    Some((t, op.constant_value()?))
+}
+
+/// Replaces the sources of `inst` that hold a known constant (`konst`) by the constant, where
+/// the encoding allows (see the module's paragraph).
+fn fold_constants(inst: &mut Inst, family: Family, uses: &mut [u32], konst: &[Option<u64>]) {
+    let known = |op: &Operand| op.temp_of().filter(|_| op.reg.is_none()).and_then(|t| Some((t, konst[t.id as usize]?)));
+    if inst.opcode == Opcode::PCreateVector {
+        for op in inst.ops.iter_mut() {
+            if let Some((t, c)) = known(op) {
+                *op = Operand::constant64(c);
+                uses[t.id as usize] -= 1;
+            }
+        }
+        return;
+    }
+    if !matches!(inst.opcode.format(family), Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3sd)
+        || !inst.ops.iter().any(|op| known(op).is_some())
+    {
+        return;
+    }
+    let Some(info) = table::info(inst.opcode, family) else { return };
+    let f = &inst.fields;
+    if f.dpp.is_some() || f.sdwa.is_some() || f.opsel != 0 || f.vopd_y.is_some() {
+        return;
+    }
+    let srcs: Vec<&table::SlotInfo> = info.slots.iter().filter(|s| s.role == Role::Use && !s.optional).collect();
+    for k in 0..inst.ops.len().min(srcs.len()) {
+        let Some((t, c)) = known(&inst.ops[k]) else { continue };
+        let slot = srcs[k];
+        let inline = hw::is_inline(inst.opcode, family, k, c);
+        let takes = match slot.kind {
+            Kind::Vs | Kind::Ss => true,
+            Kind::Vi => inline,
+            _ => false,
+        };
+        if !takes || slot.size != 1 || slot.ctype != ConstType::B32 {
+            continue;
+        }
+        let mut ops = inst.ops.clone();
+        ops[k] = Operand::constant64(c);
+        let mut opcode = inst.opcode;
+        // A short form takes a constant first only: a commutative operation swaps its sources.
+        let long = |opcode, ops: &[Operand]| {
+            inst.vop3 || f.neg | f.abs != 0 || f.clamp || f.omod != 0 || hw::needs_vop3(opcode, family, &inst.defs, ops)
+        };
+        if !inst.vop3 && long(opcode, &ops) && k == 1 {
+            if let Some(swapped) = hw::commuted(opcode).filter(|_| f.neg | f.abs == 0) {
+                ops.swap(0, 1);
+                opcode = swapped;
+            }
+        }
+        let vop3 = long(opcode, &ops);
+        if vop3 && !inst.vop3 || !hw::fits_constant_bus(opcode, family, &ops, vop3) {
+            continue;
+        }
+        inst.opcode = opcode;
+        inst.ops = ops;
+        uses[t.id as usize] -= 1;
     }
 }
 

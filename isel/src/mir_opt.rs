@@ -15,11 +15,14 @@
 //! goes. The source and its reader must be in the same block, so no value's liveness reaches
 //! past where it was already live on either CFG.
 //!
+//! A `p_create_vector` of the same operands as an earlier one in its block is that one.
+//!
 //! It also folds constants: a 32-bit source of a VALU operation that a `v_mov_b32` or
 //! `s_mov_b32` of a constant defines reads the constant itself, inline or as the literal,
 //! where the source takes constants and the encoding stays within the constant bus and the
 //! literal rules; a commutative operation puts the constant first rather than take its VOP3
-//! form, and no fold makes a short form long. A part of a `p_create_vector` that such a move
+//! form, which a fold takes only when the move goes with it (the same bytes, one instruction
+//! fewer). A part of a `p_create_vector` that such a move
 //! defines becomes the constant, which the tuple's copy then writes into its place. A
 //! constant has no liveness, so these folds reach across blocks; a move nothing reads any
 //! more goes.
@@ -29,6 +32,8 @@ use isa::mir::{Function, Inst, Operand, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
 use isa::reg::{RegType, Temp};
 use isa::table::{self, ConstType, Kind, Role};
+use smallvec::SmallVec;
+use std::collections::HashMap;
 
 /// The longest chain of sign-bit operations one operand looks through.
 const CHAIN: usize = 4;
@@ -56,6 +61,7 @@ pub fn optimize(func: &mut Function) {
     // `block_of` names the current block).
     let mut def_at = vec![0u32; temps];
     let mut block_of = vec![u32::MAX; temps];
+    forward_vectors(func, &mut uses);
     // The constant each temporary holds, when a plain move of a constant defines it.
     let mut konst: Vec<Option<u64>> = vec![None; temps];
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
@@ -100,6 +106,53 @@ pub fn optimize(func: &mut Function) {
     // Moves of constants nothing reads any more.
     for block in &mut func.blocks {
         block.insts.retain(|inst| constant_move(inst).is_none_or(|(t, _)| uses[t.id as usize] > 0));
+    }
+}
+
+/// Replaces each `p_create_vector` of the same operands as an earlier one in its block by
+/// that one: its readers read the earlier tuple, and the vector goes.
+fn forward_vectors(func: &mut Function, uses: &mut [u32]) {
+    let mut replace: Vec<Option<Temp>> = vec![None; func.temps as usize];
+    let mut any = false;
+    // The vectors built so far in the block, by their operands.
+    let mut built: HashMap<SmallVec<[Operand; 4]>, Temp> = HashMap::new();
+    for block in &func.blocks {
+        built.clear();
+        for inst in block.insts.iter().filter(|i| i.opcode == Opcode::PCreateVector) {
+            let Some(v) = inst.defs.first().and_then(|d| d.temp.filter(|_| d.reg.is_none())) else { continue };
+            if inst.ops.iter().any(|o| o.reg.is_some()) {
+                continue;
+            }
+            match built.get(&inst.ops) {
+                Some(&earlier) if earlier.rc == v.rc => {
+                    replace[v.id as usize] = Some(earlier);
+                    any = true;
+                }
+                _ => {
+                    built.insert(inst.ops.clone(), v);
+                }
+            }
+        }
+    }
+    if !any {
+        return;
+    }
+    for block in &mut func.blocks {
+        block.insts.retain(|inst| {
+            let gone = inst.opcode == Opcode::PCreateVector
+                && inst.defs.first().and_then(|d| d.temp).is_some_and(|v| replace[v.id as usize].is_some());
+            if gone {
+                inst.ops.iter().filter_map(Operand::temp_of).for_each(|t| uses[t.id as usize] -= 1);
+            }
+            !gone
+        });
+        for op in block.insts.iter_mut().flat_map(|i| i.ops.iter_mut()) {
+            if let Some((v, x)) = op.temp_of().and_then(|v| Some((v, replace[v.id as usize]?))) {
+                op.kind = OperandKind::Temp(x);
+                uses[v.id as usize] -= 1;
+                uses[x.id as usize] += 1;
+            }
+        }
     }
 }
 
@@ -162,12 +215,14 @@ fn fold_constants(inst: &mut Inst, family: Family, uses: &mut [u32], konst: &[Op
                 opcode = swapped;
             }
         }
+        // The long form is as long as the short one and the move it reads, when that goes.
         let vop3 = long(opcode, &ops);
-        if vop3 && !inst.vop3 || !hw::fits_constant_bus(opcode, family, &ops, vop3) {
+        if vop3 && !inst.vop3 && uses[t.id as usize] > 1 || !hw::fits_constant_bus(opcode, family, &ops, vop3) {
             continue;
         }
         inst.opcode = opcode;
         inst.ops = ops;
+        inst.vop3 = vop3;
         uses[t.id as usize] -= 1;
     }
 }

@@ -51,16 +51,8 @@ enum Sign {
 pub fn optimize(func: &mut Function) {
     let family = func.family;
     let temps = func.temps as usize;
-    let mut uses = vec![0u32; temps];
-    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        for t in inst.ops.iter().filter_map(Operand::temp_of) {
-            uses[t.id as usize] += 1;
-        }
-    }
-    // The index, in the current block, of the instruction defining each temporary (valid when
-    // `block_of` names the current block).
-    let mut def_at = vec![0u32; temps];
-    let mut block_of = vec![u32::MAX; temps];
+    let mut uses = use_counts(func);
+    let mut defs = BlockDefs::new(temps);
     forward_vectors(func, &mut uses);
     // The constant each temporary holds, when a plain move of a constant defines it.
     let mut konst: Vec<Option<u64>> = vec![None; temps];
@@ -75,11 +67,8 @@ pub fn optimize(func: &mut Function) {
         folded.clear();
         for i in 0..block.insts.len() {
             fold_constants(&mut block.insts[i], family, &mut uses, &konst);
-            fold_modifiers(&mut block.insts, i, family, &mut uses, &def_at, &block_of, b, &mut folded);
-            for t in block.insts[i].defs.iter().filter_map(|d| d.temp) {
-                def_at[t.id as usize] = i as u32;
-                block_of[t.id as usize] = b;
-            }
+            fold_modifiers(&mut block.insts, i, family, &mut uses, &defs, b, &mut folded);
+            defs.record(&block.insts[i], i, b);
         }
         if folded.is_empty() {
             continue;
@@ -227,16 +216,54 @@ fn fold_constants(inst: &mut Inst, family: Family, uses: &mut [u32], konst: &[Op
     }
 }
 
+/// How many operands read each temporary of `func`.
+pub(crate) fn use_counts(func: &Function) -> Vec<u32> {
+    let mut uses = vec![0u32; func.temps as usize];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        for t in inst.ops.iter().filter_map(Operand::temp_of) {
+            uses[t.id as usize] += 1;
+        }
+    }
+    uses
+}
+
+/// Where each temporary is defined among the instructions of the blocks walked so far, for
+/// the combines that look at the instruction defining an operand in the same block.
+pub(crate) struct BlockDefs {
+    /// The index of the defining instruction in its block.
+    at: Vec<u32>,
+    /// The block (`u32::MAX`: not defined yet).
+    block: Vec<u32>,
+}
+
+impl BlockDefs {
+    /// No definition seen, for `temps` temporaries.
+    pub(crate) fn new(temps: usize) -> BlockDefs {
+        BlockDefs { at: vec![0; temps], block: vec![u32::MAX; temps] }
+    }
+
+    /// Records the results of `inst`, instruction `i` of block `b`.
+    pub(crate) fn record(&mut self, inst: &Inst, i: usize, b: u32) {
+        for t in inst.defs.iter().filter_map(|d| d.temp) {
+            self.at[t.id as usize] = i as u32;
+            self.block[t.id as usize] = b;
+        }
+    }
+
+    /// The index of the instruction of block `b` defining `t`, if `b` defines it.
+    pub(crate) fn in_block(&self, t: Temp, b: u32) -> Option<usize> {
+        (self.block[t.id as usize] == b).then_some(self.at[t.id as usize] as usize)
+    }
+}
+
 /// Folds the sign-bit operations feeding the sources of `insts[i]` into its modifiers,
 /// recording in `folded` the index of each operation looked through.
-#[allow(clippy::too_many_arguments)]
 fn fold_modifiers(
     insts: &mut [Inst],
     i: usize,
     family: Family,
     uses: &mut [u32],
-    def_at: &[u32],
-    block_of: &[u32],
+    defs: &BlockDefs,
     block: u32,
     folded: &mut Vec<u32>,
 ) {
@@ -255,7 +282,8 @@ fn fold_modifiers(
         return;
     }
     let vop3 = inst.vop3;
-    let srcs: Vec<ConstType> = info.slots.iter().filter(|s| s.role == Role::Use && !s.optional).map(|s| s.ctype).collect();
+    let srcs: Vec<ConstType> =
+        info.slots.iter().filter(|s| s.role == Role::Use && !s.optional).map(|s| s.ctype).collect();
     for k in 0..inst.ops.len().min(srcs.len()).min(8) {
         let sign_bit = match srcs[k] {
             ConstType::B32 => 0x8000_0000u64,
@@ -269,10 +297,10 @@ fn fold_modifiers(
                 break;
             }
             let Some(t) = inst.ops[k].temp_of().filter(|_| inst.ops[k].reg.is_none()) else { break };
-            if t.rc.size != 1 || linear_vgpr(t) || block_of[t.id as usize] != block {
+            if t.rc.size != 1 || linear_vgpr(t) {
                 break;
             }
-            let j = def_at[t.id as usize] as usize;
+            let Some(j) = defs.in_block(t, block) else { break };
             let Some((sign, x)) = sign_op(&insts[j], sign_bit) else { break };
             let mut ops = inst.ops.clone();
             ops[k] = Operand::temp(x);

@@ -354,7 +354,11 @@ pub(crate) fn xor_swap(a: u16, b: u16) -> [Inst; 3] {
 /// validator, the hazards) see both writes.
 pub(crate) fn vgpr_swap(a: u16, b: u16) -> Inst {
     let (pa, pb, rc) = (PhysReg(a), PhysReg(b), RegClass::V1);
-    Inst::new(Opcode::VSwapB32, &[Def::phys(pa, rc), Def::phys(pb, rc)], &[Operand::phys(pb, rc), Operand::phys(pa, rc)])
+    Inst::new(
+        Opcode::VSwapB32,
+        &[Def::phys(pa, rc), Def::phys(pb, rc)],
+        &[Operand::phys(pb, rc), Operand::phys(pa, rc)],
+    )
 }
 
 /// Lowers every `p_parallelcopy` of an assigned function to moves.

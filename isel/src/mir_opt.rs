@@ -10,7 +10,7 @@
 //! result is the same in every lane. The folded operation takes its VOP3 form, so a fold
 //! happens only where that form can encode the operands: no more scalar values than the
 //! generation's constant bus takes and a literal only where VOP3 carries one
-//! ([`crate::hw::fits_constant_bus`], from [`isa::constant_bus`]). Folds look through a chain
+//! (`hw::fits_constant_bus`, from [`isa::constant_bus`]). Folds look through a chain
 //! of such operations (`-|x|`, `--x`); a sign-bit operation whose every reader took its source
 //! goes. The source and its reader must be in the same block, so no value's liveness reaches
 //! past where it was already live on either CFG.

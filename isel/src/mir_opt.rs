@@ -7,7 +7,7 @@
 //! modifiers of the VALU operations that read them, where the opcode table gives the source
 //! `neg`/`abs` bits. Those modifiers are the same bit operations on the source as it is read
 //! (the sign bit of its type flipped or cleared, whatever the value, NaNs included), so the
-//! result is the same in every lane. The folded operation takes its VOP3 form, so a fold
+//! result is the same in every lane. Modifiers need the VOP3 form, so a fold
 //! happens only where that form can encode the operands: no more scalar values than the
 //! generation's constant bus takes and a literal only where VOP3 carries one
 //! (`hw::fits_constant_bus`, from [`isa::constant_bus`]). Folds look through a chain
@@ -22,10 +22,9 @@
 //! where the source takes constants and the encoding stays within the constant bus and the
 //! literal rules; a commutative operation puts the constant first rather than take its VOP3
 //! form, which a fold takes only when the move goes with it (the same bytes, one instruction
-//! fewer). A part of a `p_create_vector` that such a move
-//! defines becomes the constant, which the tuple's copy then writes into its place. A
-//! constant has no liveness, so these folds reach across blocks; a move nothing reads any
-//! more goes.
+//! fewer). A part of a `p_create_vector` that such a move defines becomes the constant, which
+//! the tuple's copy then writes into its place. A constant has no liveness, so these folds
+//! reach across blocks; a move nothing reads any more goes.
 
 use crate::hw;
 use isa::mir::{Function, Inst, Operand, OperandKind};

@@ -515,3 +515,30 @@ fn constants_of_64_bit_operands_read_as_the_hardware_does() {
         assert_eq!(&out, expected, "{cpu}");
     }
 }
+
+#[test]
+fn swap_exchanges_two_vgprs_in_the_active_lanes() {
+    // ISA (`v_swap_b32`): tmp = D; D = S0; S0 = tmp, in the active lanes only. With the even
+    // lanes active, they exchange v2 = lane and v3 = 100 + lane; the odd lanes keep both.
+    let body = "{prologue}
+  v_mov_b32 v2, v0
+  v_add_nc_u32 v3, 100, v0
+  EVEN_ONLY
+  v_swap_b32 v2, v3
+  ALL_ON
+  global_store_b32 v1, v2, s[6:7]
+  global_store_b32 v1, v3, s[6:7] offset:256";
+    for (cpu, wave64, wave) in TARGETS {
+        let set = |v: &str| match wave {
+            64 => format!("s_mov_b32 exec_lo, {v}\n  s_mov_b32 exec_hi, {v}"),
+            _ => format!("s_mov_b32 exec_lo, {v}"),
+        };
+        let text = spell(body, cpu).replace("EVEN_ONLY", &set("0x55555555")).replace("ALL_ON", &set("-1"));
+        let out = run(&kernel(cpu, wave64, &text), 64, 128).unwrap_or_else(|e| panic!("{cpu}: {e}"));
+        for l in 0..64usize {
+            let (a, b) = (l as u32, 100 + l as u32);
+            let expected = if l % 2 == 0 { (b, a) } else { (a, b) };
+            assert_eq!((out[l], out[64 + l]), expected, "{cpu} wave{wave} lane {l}");
+        }
+    }
+}

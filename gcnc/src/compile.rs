@@ -55,8 +55,8 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 9] =
-    ["isel", "hoist", "ds_pair", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
+const MACHINE_STAGES: [&str; 10] =
+    ["isel", "mir_opt", "hoist", "ds_pair", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -449,6 +449,12 @@ fn run_pipeline(
         let empty = isa::mir::Function::new("", sel.mir.family, sel.mir.wave_size);
         let mut mir = std::mem::replace(&mut sel.mir, empty);
         print("isel", &mir);
+        if options.opt_level >= 1 {
+            let t = Instant::now();
+            isel::mir_opt::optimize(&mut mir);
+            timed("mir_opt", t);
+            print("mir_opt", &mir);
+        }
         if options.opt_level >= 2 {
             let t = Instant::now();
             sched::hoist::hoist_invariants(&mut mir);

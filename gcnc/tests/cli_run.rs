@@ -209,11 +209,20 @@ fn opt_levels_differ_and_print_after_names_the_stages() {
     assert_ne!(o0, o2);
     assert!(o0.lines().count() > o2.lines().count(), "-O2 is not shorter:\n{o0}\n{o2}");
 
-    let out = gcnc(&["compile", src, "-o", "/dev/null", "--print-after=fold", "--print-after=regalloc"]);
+    let out = gcnc(&[
+        "compile",
+        src,
+        "-o",
+        "/dev/null",
+        "--print-after=fold",
+        "--print-after=mir_opt",
+        "--print-after=regalloc",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     let headers: Vec<&str> = err.lines().filter(|l| l.starts_with("; @k after")).collect();
-    assert_eq!(headers, ["; @k after fold", "; @k after fold", "; @k after regalloc"], "{err}");
+    let expected = ["; @k after fold", "; @k after fold", "; @k after mir_opt", "; @k after regalloc"];
+    assert_eq!(headers, expected, "{err}");
     // After folding, 3 * 4 is the constant 12 and i - i is gone.
     assert!(err.contains("iconst.i32 12"), "{err}");
     assert!(!err.contains("sub "), "{err}");

@@ -138,18 +138,20 @@ pub(crate) fn implicit(op: Opcode) -> (&'static [Implicit], &'static [Implicit])
     }
 }
 
-/// Removes the implicit results and operands (SCC, EXEC; see `implicit`) from every
-/// instruction of `func`, leaving those of the assembly syntax: what `isa`'s encoder takes,
-/// once register allocation no longer needs them.
+/// Removes the implicit results and operands from every instruction of `func` (SCC, EXEC;
+/// see `implicit`; and the second register of a `v_swap_b32`, which register allocation's
+/// copies write as `v_swap_b32 a, b, b, a`), leaving those of the assembly syntax: what
+/// `isa`'s encoder takes, once the passes after allocation no longer need them.
 pub fn strip_implicit(func: &mut isa::mir::Function) {
     let family = func.family;
     for inst in func.blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
         let (defs, ops) = implicit(inst.opcode);
+        let swap = inst.opcode == Opcode::VSwapB32;
         if let Some(shape) = shape_of(inst.opcode, family) {
-            if !defs.is_empty() {
+            if !defs.is_empty() || swap {
                 inst.defs.truncate(shape.defs.len());
             }
-            if !ops.is_empty() {
+            if !ops.is_empty() || swap {
                 inst.ops.truncate(shape.ops.len());
             }
         }

@@ -25,6 +25,7 @@ pub mod divergence;
 mod error;
 mod exec_mask;
 mod hw;
+pub mod mir_opt;
 pub mod mir_verify;
 mod select;
 

@@ -7,7 +7,9 @@
 //!
 //! ```text
 //! test select                             (or `test divergence`: the uniformity of every
-//!                                          value, branch and loop exit, target-independent)
+//!                                          value, branch and loop exit, target-independent;
+//!                                          or `test mir_opt`: selected, then the machine
+//!                                          optimizer `isel::mir_opt` run on the MIR)
 //! input ../tests/gir/interp/vadd.gir      (a .gir file relative to the workspace root,
 //!                                          or `input inline`: the IR follows the header)
 //! targets gfx1100:32 gfx1100:64 gfx942:64   (`gfx1100:32:cumode`: CU wavefront execution mode)
@@ -54,11 +56,15 @@ fn target(spec: &str) -> Target {
 
 const ALL_TARGETS: [&str; 3] = ["gfx1100:32", "gfx1100:64", "gfx942:64"];
 
-/// Selects every kernel of `module` for `target`, verifies the MIR, and prints it.
-fn select_module(module: &Module, target: &Target) -> Result<String, String> {
+/// Selects every kernel of `module` for `target` (then runs the machine optimizer when
+/// `optimize`), verifies the MIR, and prints it.
+fn select_module(module: &Module, target: &Target, optimize: bool) -> Result<String, String> {
     let mut out = String::new();
     for (id, _) in module.kernels() {
-        let selected = isel::select(module, id, target).map_err(|e| e.to_string())?;
+        let mut selected = isel::select(module, id, target).map_err(|e| e.to_string())?;
+        if optimize {
+            isel::mir_opt::optimize(&mut selected.mir);
+        }
         isel::mir_verify::verify(&selected.mir).map_err(|e| format!("{e}\n{}", selected.mir))?;
         let mode = match (target.cumode, target.tgsplit) {
             (true, _) => " cumode",
@@ -165,6 +171,7 @@ fn run_filetest(path: &Path) -> Result<(), String> {
     };
     let mut input = None;
     let mut divergence = false;
+    let mut optimize = false;
     let mut targets: Vec<String> = ALL_TARGETS.iter().map(|t| t.to_string()).collect();
     let mut inline = String::new();
     let mut in_header = true;
@@ -185,6 +192,10 @@ fn run_filetest(path: &Path) -> Result<(), String> {
                 divergence = true;
                 continue;
             }
+            if line == "test mir_opt" {
+                optimize = true;
+                continue;
+            }
             if line.starts_with("test ") || line.starts_with(';') || line.trim().is_empty() {
                 continue;
             }
@@ -203,7 +214,7 @@ fn run_filetest(path: &Path) -> Result<(), String> {
         actual = divergence_module(&module);
     } else {
         for t in &targets {
-            actual += &select_module(&module, &target(t))?;
+            actual += &select_module(&module, &target(t), optimize)?;
             actual.push('\n');
         }
     }

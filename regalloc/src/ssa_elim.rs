@@ -10,8 +10,8 @@
 //! VGPR, an SGPR or an inline constant with `v_accvgpr_write_b32`, read into a VGPR with
 //! `v_accvgpr_read_b32`, and copied with `v_accvgpr_mov_b32` (gfx90a+; gfx908 lacks it, and
 //! nothing moves an AGPR into an SGPR or SCC, nor a literal into an AGPR, in one
-//! instruction: those copies are refused). A cycle of VGPRs is broken with three
-//! `v_xor_b32` (isa has no `v_swap_b32` yet); a cycle of SGPRs through a scratch SGPR that
+//! instruction: those copies are refused). A cycle of VGPRs is broken with `v_swap_b32`
+//! ([`vgpr_swap`]; GFX9 and later have it, so every generation gcnc encodes); a cycle of SGPRs through a scratch SGPR that
 //! nothing reads afterwards (found by a liveness of the scalar registers after assignment),
 //! else with three `s_xor_b32` where SCC is free, else through one SGPR past the ones the
 //! function uses; a cycle of AGPRs (which have no exclusive-or) through an AGPR that nothing
@@ -334,20 +334,31 @@ fn move_inst(dst: u16, src: Source, proc: &Processor) -> Result<Inst, &'static s
     })
 }
 
-/// `a, b = b, a` with three exclusive-ors (`a ^= b; b = a ^ b; a ^= b`), as the validator
-/// expects them.
+/// `a, b = b, a` for two SGPRs with three exclusive-ors (`a ^= b; b = a ^ b; a ^= b`, SCC
+/// clobbered), as the validator expects them.
 pub(crate) fn xor_swap(a: u16, b: u16) -> [Inst; 3] {
-    let (op, rc, extra): (Opcode, RegClass, &[Def]) = if loc_kind(a) == Loc::Vgpr {
-        (Opcode::VXorB32, RegClass::V1, &[])
-    } else {
-        (Opcode::SXorB32, RegClass::S1, &[Def::phys(PhysReg::SCC, RegClass::S1)])
-    };
+    let rc = RegClass::S1;
     let xor = |dst: u16| {
-        let mut defs = vec![Def::phys(PhysReg(dst), rc)];
-        defs.extend_from_slice(extra);
-        Inst::new(op, &defs, &[Operand::phys(PhysReg(a), rc), Operand::phys(PhysReg(b), rc)])
+        Inst::new(
+            Opcode::SXorB32,
+            &[Def::phys(PhysReg(dst), rc), Def::phys(PhysReg::SCC, rc)],
+            &[Operand::phys(PhysReg(a), rc), Operand::phys(PhysReg(b), rc)],
+        )
     };
     [xor(a), xor(b), xor(a)]
+}
+
+/// `a, b = b, a` for two VGPRs: `v_swap_b32 a, b`, which the MIR writes with both registers
+/// as results and as operands (`v_swap_b32 a, b, b, a`; the second of each is implicit, and
+/// `isel::strip_implicit` drops it before encoding), so the passes after allocation (the
+/// validator, the hazards) see both writes.
+pub(crate) fn vgpr_swap(a: u16, b: u16) -> Inst {
+    let (pa, pb, rc) = (PhysReg(a), PhysReg(b), RegClass::V1);
+    Inst::new(
+        Opcode::VSwapB32,
+        &[Def::phys(pa, rc), Def::phys(pb, rc)],
+        &[Operand::phys(pb, rc), Operand::phys(pa, rc)],
+    )
 }
 
 /// Lowers every `p_parallelcopy` of an assigned function to moves.
@@ -394,7 +405,7 @@ pub fn lower_parallel_copies(func: &mut Function, proc: &Processor) -> Result<()
                 match step {
                     Step::Move { dst, src } => out.push(move_inst(dst, src, proc).map_err(unsupported)?),
                     Step::Swap { a, b } => match (loc_kind(a), loc_kind(b)) {
-                        (Loc::Vgpr, Loc::Vgpr) => out.extend(xor_swap(a, b)),
+                        (Loc::Vgpr, Loc::Vgpr) => out.push(vgpr_swap(a, b)),
                         (Loc::Agpr, Loc::Agpr) => {
                             // Free here: not live after the copy, no destination of it, and
                             // not read by this or a later step (sources already read are).
@@ -474,6 +485,10 @@ mod tests {
         };
         for inst in insts {
             let d = usize::from(inst.defs[0].reg.unwrap().0);
+            if inst.opcode == Opcode::VSwapB32 {
+                regs.swap(d, usize::from(inst.defs[1].reg.unwrap().0));
+                continue;
+            }
             let v = match inst.opcode {
                 Opcode::SMovB32
                 | Opcode::VMovB32
@@ -574,12 +589,12 @@ mod tests {
     }
 
     #[test]
-    fn cycles_break_with_xor_or_a_free_scratch() {
+    fn cycles_break_with_a_swap_or_a_free_scratch() {
         let (s, v) = (PhysReg::sgpr, PhysReg::vgpr);
-        // VGPR swap: three v_xor_b32.
+        // VGPR swap: one v_swap_b32.
         let insts = lowered(&[(v(0), v(1)), (v(1), v(0))], 4, false);
-        assert_eq!(insts.len(), 3);
-        assert!(insts.iter().all(|i| i.opcode == Opcode::VXorB32));
+        assert_eq!(insts.len(), 1);
+        assert_eq!(insts[0].opcode, Opcode::VSwapB32);
         let mut regs = vec![0u32; 512];
         regs[256] = 7;
         regs[257] = 9;

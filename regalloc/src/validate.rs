@@ -34,7 +34,7 @@
 
 use crate::demand::{alignment, file_limit};
 use crate::liveness::is_phi;
-use crate::ssa_elim::xor_swap;
+use crate::ssa_elim::{vgpr_swap, xor_swap};
 use isa::mir::{DisplayInst, Function, Inst, OperandKind};
 use isa::opcode::Opcode;
 use isa::processor::Processor;
@@ -364,7 +364,8 @@ fn move_like(inst: &Inst) -> bool {
         | Opcode::VAccvgprReadB32
         | Opcode::VAccvgprWriteB32
         | Opcode::VAccvgprMovB32 => no_temps && !inst.defs.is_empty() && !inst.ops.is_empty(),
-        Opcode::SXorB32 | Opcode::VXorB32 => no_temps && inst.ops.len() == 2 && !inst.defs.is_empty(),
+        Opcode::SXorB32 => no_temps && inst.ops.len() == 2 && !inst.defs.is_empty(),
+        Opcode::VSwapB32 => no_temps && inst.ops.len() == 2 && inst.defs.len() == 2,
         _ => false,
     }
 }
@@ -514,7 +515,15 @@ impl<'a> Checker<'a> {
                     break;
                 }
                 if move_like(inst) {
-                    if matches!(inst.opcode, Opcode::SXorB32 | Opcode::VXorB32) {
+                    if inst.opcode == Opcode::VSwapB32 {
+                        let (Some(a), Some(x)) = (inst.defs[0].reg, inst.defs[1].reg) else {
+                            return Err(self.error(b, i, "a swap without registers".into()));
+                        };
+                        if output[i] != vgpr_swap(a.0, x.0) {
+                            return Err(self.error(b, i, "a swap that does not exchange its registers".into()));
+                        }
+                        kinds.push(Kind::Swap(a.0, x.0));
+                    } else if inst.opcode == Opcode::SXorB32 {
                         let (a, x) = (inst.defs[0].reg, inst.ops[1].reg);
                         let (Some(a), Some(x)) = (a, x) else {
                             return Err(self.error(b, i, "an exclusive-or without registers".into()));

@@ -318,9 +318,13 @@ fn run_block(insts: &mut Vec<Inst>, family: Family, state: &mut State, emit: boo
             }
         }
         if role.kind != Kind::Other {
-            for def in &inst.defs {
-                let Some(reg) = def.reg else { continue };
-                for unit in units(reg.0, def.rc.size) {
+            // `v_swap_b32` writes its source too (after `strip_implicit`, only its result
+            // names the other register).
+            let swapped = inst.ops.first().filter(|_| inst.opcode == Opcode::VSwapB32);
+            let writes = inst.defs.iter().map(|d| (d.reg, d.rc.size)).chain(swapped.map(|o| (o.reg, 1)));
+            for (reg, size) in writes {
+                let Some(reg) = reg else { continue };
+                for unit in units(reg.0, size) {
                     state.set(unit, Delay::written(role.kind, role.latency));
                 }
             }

@@ -171,6 +171,10 @@ impl Footprint {
         if let Some(Op::Saveexec(_)) = op {
             defs.push(Regs { reg: PhysReg::EXEC, n: (wave_size / 32) as u16 });
         }
+        // `v_swap_b32` writes its source too.
+        if let (Some(Op::Swap), Some(src)) = (op, inst.ops.first().and_then(|o| regs(o.reg, 1))) {
+            defs.push(src);
+        }
         let uses: SmallVec<[Regs; 4]> = inst
             .ops
             .iter()

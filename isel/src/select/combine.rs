@@ -12,6 +12,7 @@
 //! with use counts and definitions in dense tables: linear in the function.
 
 use crate::hw;
+use crate::mir_opt::{use_counts, BlockDefs};
 use isa::mir::{Fields, Function, Inst, Operand, OperandKind};
 use isa::opcode::{Family, Opcode};
 use isa::processor::Generation;
@@ -21,29 +22,17 @@ use smallvec::SmallVec;
 /// Combines the adds, ors and xors of `func` with the operation that feeds them.
 pub(super) fn run(func: &mut Function) {
     let family = func.family;
-    let temps = func.temps as usize;
-    let mut uses = vec![0u32; temps];
-    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        for t in inst.ops.iter().filter_map(Operand::temp_of) {
-            uses[t.id as usize] += 1;
-        }
-    }
-    // The index, in the current block, of the instruction defining each temporary (valid when
-    // `block_of` names the current block).
-    let mut def_at = vec![0u32; temps];
-    let mut block_of = vec![u32::MAX; temps];
+    let uses = use_counts(func);
+    let mut defs = BlockDefs::new(func.temps as usize);
     for (b, block) in func.blocks.iter_mut().enumerate() {
         let b = b as u32;
         let mut gone = vec![false; block.insts.len()];
         for i in 0..block.insts.len() {
-            if let Some((j, fused)) = fuse(&block.insts, i, &uses, &def_at, &block_of, b, family) {
+            if let Some((j, fused)) = fuse(&block.insts, i, &uses, &defs, b, family) {
                 block.insts[i] = fused;
                 gone[j] = true;
             }
-            for t in block.insts[i].defs.iter().filter_map(|d| d.temp) {
-                def_at[t.id as usize] = i as u32;
-                block_of[t.id as usize] = b;
-            }
+            defs.record(&block.insts[i], i, b);
         }
         let mut k = 0;
         block.insts.retain(|_| {
@@ -55,15 +44,7 @@ pub(super) fn run(func: &mut Function) {
 
 /// The three-source instruction replacing `insts[i]`, and the index of the instruction it
 /// absorbs, if `insts[i]` is an add, or or xor one of whose operands qualifies.
-fn fuse(
-    insts: &[Inst],
-    i: usize,
-    uses: &[u32],
-    def_at: &[u32],
-    block_of: &[u32],
-    block: u32,
-    family: Family,
-) -> Option<(usize, Inst)> {
+fn fuse(insts: &[Inst], i: usize, uses: &[u32], defs: &BlockDefs, block: u32, family: Family) -> Option<(usize, Inst)> {
     let outer = &insts[i];
     if !matches!(outer.opcode, Opcode::VAddNcU32 | Opcode::VOrB32 | Opcode::VXorB32)
         || outer.fields != Fields::default()
@@ -73,11 +54,10 @@ fn fuse(
     }
     (0..2).find_map(|side| {
         let t = outer.ops[side].temp_of()?;
-        let id = t.id as usize;
-        if uses[id] != 1 || block_of[id] != block {
+        if uses[t.id as usize] != 1 {
             return None;
         }
-        let j = def_at[id] as usize;
+        let j = defs.in_block(t, block)?;
         let inner = &insts[j];
         if inner.fields != Fields::default() || !plain(inner) || inner.defs.len() != 1 {
             return None;

@@ -117,8 +117,8 @@ struct Assigner<'a> {
     /// The most each file has.
     limit: [u16; FILES],
     /// Per file, how far the window may grow for a result that finds no free registers in it,
-    /// instead of moving live values out of the way: as long as the kernel keeps the occupancy
-    /// its demand reaches, more registers cost nothing, while a move costs an instruction.
+    /// instead of moving live values out of the way: registers that cost no occupancy cost
+    /// nothing, while a move costs an instruction.
     room: [u16; FILES],
     /// Registers of linear VGPRs, kept for them: `lin_region.0..lin_region.1` (absolute).
     lin_region: (u16, u16),
@@ -414,11 +414,16 @@ impl<'a> Assigner<'a> {
         let lin_region = (PhysReg::VGPR0 + lin_start, PhysReg::VGPR0 + bound[1]);
         let window = RegisterDemand { sgprs: bound[0], vgprs: bound[1], agprs: bound[2] };
         let free = room_at_occupancy(window, proc, func.wave_size);
-        // SGPRs only: VGPRs would grow as well, for fewer moves (a fifth fewer in the generated
-        // functions' test), but their count is what the occupancy of other kernels and the
-        // benchmark's register figures see.
-        let room =
-            std::array::from_fn(|file| if file == 0 { free.of(0).min(limit[0]).max(bound[0]) } else { bound[file] });
+        // SGPRs as far as the occupancy allows; VGPRs only to the end of the allocation granule
+        // the window already takes (the registers the hardware gives the wave anyway: growing
+        // further would move a move's cost into the register count other kernels and the
+        // benchmark see), and not beside AGPRs, which share their granules on gfx942.
+        let granule_end = bound[1].next_multiple_of(proc.vgpr_alloc_granule(func.wave_size).max(1));
+        let room: [u16; FILES] = std::array::from_fn(|file| match file {
+            0 => free.of(0).min(limit[0]).max(bound[0]),
+            1 if bound[2] == 0 => free.of(1).min(granule_end).min(limit[1]).max(bound[1]),
+            _ => bound[file],
+        });
         let mut occ = vec![FREE; REGS];
         occ[usize::from(lin_region.0)..usize::from(lin_region.1)].fill(RESERVED);
         // Vectors built by p_create_vector, for the affinity of their parts.

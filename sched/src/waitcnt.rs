@@ -57,19 +57,11 @@ struct State {
     pending: [Vec<u16>; 3],
 }
 
-/// Field by field, so that `clone_from` reuses the tables of the state it overwrites.
-impl Clone for State {
-    fn clone(&self) -> State {
-        State { dist: self.dist.clone(), unordered: self.unordered.clone(), pending: self.pending.clone() }
-    }
-
-    fn clone_from(&mut self, from: &State) {
-        for c in 0..3 {
-            self.dist[c].clone_from(&from.dist[c]);
-            self.unordered[c].clone_from(&from.unordered[c]);
-            self.pending[c].clone_from(&from.pending[c]);
-        }
-    }
+/// A state kept at a block's entry: only the pending registers, per counter, sorted by
+/// register (the dense tables of [`State`] would cost 3 KiB a block).
+#[derive(Clone, Default)]
+struct Entry {
+    pending: [Vec<(u16, u8, bool)>; 3],
 }
 
 impl State {
@@ -81,20 +73,62 @@ impl State {
         }
     }
 
-    /// Keeps, for every register, the nearest pending distance of either state; true if this
-    /// state changed.
-    fn merge(&mut self, other: &State) -> bool {
+    /// Becomes the state `entry` describes (clearing only what was pending).
+    fn load(&mut self, entry: &Entry) {
+        for c in 0..3 {
+            for &r in &self.pending[c] {
+                self.dist[c][usize::from(r)] = NONE;
+                self.unordered[c][usize::from(r)] = false;
+            }
+            self.pending[c].clear();
+            for &(r, d, u) in &entry.pending[c] {
+                self.pending[c].push(r);
+                self.dist[c][usize::from(r)] = d;
+                self.unordered[c][usize::from(r)] = u;
+            }
+        }
+    }
+
+    /// Merges this state into `entry`, keeping for every register the nearest pending
+    /// distance of either (out of order if either is); true if `entry` changed.
+    fn merge_into(&mut self, entry: &mut Entry, scratch: &mut Vec<(u16, u8, bool)>) -> bool {
         let mut changed = false;
         for c in 0..3 {
-            for &r in &other.pending[c] {
-                let r = usize::from(r);
-                if self.dist[c][r] == NONE {
-                    self.pending[c].push(r as u16);
-                }
-                let (d, u) = (self.dist[c][r].min(other.dist[c][r]), self.unordered[c][r] | other.unordered[c][r]);
-                changed |= d != self.dist[c][r] || u != self.unordered[c][r];
-                self.dist[c][r] = d;
-                self.unordered[c][r] = u;
+            self.pending[c].sort_unstable();
+            let old = &entry.pending[c];
+            scratch.clear();
+            let (mut i, mut j) = (0, 0);
+            let mine = &self.pending[c];
+            while i < old.len() || j < mine.len() {
+                let at = |k: usize| {
+                    let r = mine[k];
+                    (r, self.dist[c][usize::from(r)], self.unordered[c][usize::from(r)])
+                };
+                let next = match (old.get(i), mine.get(j)) {
+                    (Some(&o), Some(&m)) if o.0 == m => {
+                        let (_, d, u) = at(j);
+                        i += 1;
+                        j += 1;
+                        (o.0, o.1.min(d), o.2 | u)
+                    }
+                    (Some(&o), Some(&m)) if o.0 < m => {
+                        i += 1;
+                        o
+                    }
+                    (Some(&o), None) => {
+                        i += 1;
+                        o
+                    }
+                    _ => {
+                        j += 1;
+                        at(j - 1)
+                    }
+                };
+                scratch.push(next);
+            }
+            if *scratch != entry.pending[c] {
+                std::mem::swap(scratch, &mut entry.pending[c]);
+                changed = true;
             }
         }
         changed
@@ -247,19 +281,20 @@ fn wait_insts(need: [Option<u8>; 3], family: Family) -> Vec<Inst> {
 pub fn insert_waits(func: &mut Function) -> WaitStats {
     let family = func.family;
     let n = func.blocks.len();
-    let mut entry: Vec<Option<State>> = vec![None; n];
+    let mut entry: Vec<Option<Entry>> = vec![None; n];
     if n == 0 {
         return WaitStats::default();
     }
-    entry[0] = Some(State::new());
+    entry[0] = Some(Entry::default());
     // Iterate the block-level transfer until the entry states stop changing.
     let mut changed = true;
     let mut state = State::new();
+    let mut scratch = Vec::new();
     while changed {
         changed = false;
         for b in 0..n {
             let Some(start) = &entry[b] else { continue };
-            state.clone_from(start);
+            state.load(start);
             for inst in &func.blocks[b].insts {
                 let need = needed(&state, inst);
                 for (c, n) in need.iter().enumerate() {
@@ -270,32 +305,42 @@ pub fn insert_waits(func: &mut Function) -> WaitStats {
                 apply(&mut state, inst, family);
             }
             for &s in &func.blocks[b].linear_succs {
-                match &mut entry[s as usize] {
-                    Some(old) => changed |= old.merge(&state),
-                    slot @ None => {
-                        *slot = Some(state.clone());
-                        changed = true;
-                    }
-                }
+                let slot = &mut entry[s as usize];
+                changed |= slot.is_none();
+                changed |= state.merge_into(slot.get_or_insert_with(Entry::default), &mut scratch);
             }
         }
     }
     let mut stats = WaitStats::default();
     for (b, block) in func.blocks.iter_mut().enumerate() {
         let Some(start) = &entry[b] else { continue };
-        state.clone_from(start);
-        let mut out = Vec::with_capacity(block.insts.len());
-        for inst in block.insts.drain(..) {
-            let need = needed(&state, &inst);
+        state.load(start);
+        // The waits and where they go; the block is rebuilt only if it has some.
+        let mut waits: Vec<(usize, Vec<Inst>)> = Vec::new();
+        for (i, inst) in block.insts.iter().enumerate() {
+            let need = needed(&state, inst);
             for (c, n) in need.iter().enumerate() {
                 if let Some(n) = *n {
                     state.wait(c, n);
                 }
             }
-            let waits = wait_insts(need, family);
-            stats.waits += waits.len() as u32;
-            out.extend(waits);
-            apply(&mut state, &inst, family);
+            let here = wait_insts(need, family);
+            if !here.is_empty() {
+                stats.waits += here.len() as u32;
+                waits.push((i, here));
+            }
+            apply(&mut state, inst, family);
+        }
+        if waits.is_empty() {
+            continue;
+        }
+        let added: usize = waits.iter().map(|(_, w)| w.len()).sum();
+        let mut out = Vec::with_capacity(block.insts.len() + added);
+        let mut waits = waits.into_iter().peekable();
+        for (i, inst) in block.insts.drain(..).enumerate() {
+            if let Some((_, here)) = waits.next_if(|(at, _)| *at == i) {
+                out.extend(here);
+            }
             out.push(inst);
         }
         block.insts = out;

@@ -235,10 +235,9 @@ fn opt_levels_differ_and_print_after_names_the_stages() {
 
 /// The example of the optimizer's issue: at -O2 on gfx1100 both uniform loads of `a` are
 /// scalar loads, no constant is computed at run time (the offset of `a[3]` is the load's
-/// immediate), the three-term sum is one `v_add3_u32`, and the whole kernel stays within the
-/// 22 instructions measured when the pre-RA scheduler and the kernarg merging landed (33 when
-/// the issue was filed), not counting the `s_clause` hint over its kernel-argument loads,
-/// which came later and does no work.
+/// immediate), the three-term sum is one `v_add3_u32`, and the whole kernel, every
+/// instruction and hint counted, stays within the 21 instructions measured once the kernel
+/// arguments load in one `s_load_b512` (33 when the issue was filed; the issue asks 20).
 #[test]
 fn the_optimizer_issues_example_is_short() {
     let (dir, src) = temp_source(
@@ -253,9 +252,8 @@ fn the_optimizer_issues_example_is_short() {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with(';') && !l.starts_with('.') && !l.ends_with(':'))
-        .filter(|l| !l.starts_with("s_clause"))
         .collect();
-    assert!(insts.len() <= 22, "{} instructions:\n{asm}", insts.len());
+    assert!(insts.len() <= 21, "{} instructions:\n{asm}", insts.len());
     assert!(
         insts.iter().any(|i| i.starts_with("s_load_b32") && i.ends_with("0xc")),
         "a[3] is an SMEM load at offset 12:\n{asm}"

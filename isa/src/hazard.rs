@@ -26,7 +26,7 @@
 //! and atomics of each memory path apart ([`clause_kind`]).
 
 use crate::mir::Inst;
-use crate::opcode::{Family, Format};
+use crate::opcode::{Family, Format, Opcode};
 use crate::processor::{FeatureSetting, Generation, Processor};
 use crate::reg::PhysReg;
 use crate::table::{self, Field};
@@ -140,6 +140,14 @@ pub enum ClauseKind {
 
 /// The clause kind of `inst` on GFX11 (the clause types of LLVM's `getHardClauseType`).
 pub fn clause_kind(inst: &Inst, family: Family) -> ClauseKind {
+    let format = inst.opcode.format(family);
+    // Most instructions are neither memory accesses nor `s_nop`: no name to read.
+    match format {
+        Format::Global | Format::Scratch | Format::Flat | Format::Smem => {}
+        Format::Ds if !inst.fields.gds => return ClauseKind::Lds,
+        Format::Sopp if inst.opcode == Opcode::SNop => return ClauseKind::Internal,
+        _ => return ClauseKind::Illegal,
+    }
     let name = inst.opcode.name(family);
     let (load, store, atomic) = (
         name.contains("_load") && !name.contains("atomic"),
@@ -157,15 +165,13 @@ pub fn clause_kind(inst: &Inst, family: Family) -> ClauseKind {
             ClauseKind::Illegal
         }
     };
-    match inst.opcode.format(family) {
+    match format {
         // LDS DMA (`global_load_lds_*`) writes LDS as well: no clause.
         Format::Global | Format::Scratch if !name.contains("lds") => {
             pick([ClauseKind::VmemLoad, ClauseKind::VmemStore, ClauseKind::VmemAtomic])
         }
         Format::Flat => pick([ClauseKind::FlatLoad, ClauseKind::FlatStore, ClauseKind::FlatAtomic]),
         Format::Smem if load => ClauseKind::Smem,
-        Format::Ds if !inst.fields.gds => ClauseKind::Lds,
-        Format::Sopp if name == "s_nop" => ClauseKind::Internal,
         _ => ClauseKind::Illegal,
     }
 }

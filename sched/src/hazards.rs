@@ -33,6 +33,7 @@ use isa::opcode::{Family, Format, Opcode};
 use isa::operands::{shape_of, Loc};
 use isa::processor::Target;
 use isa::reg::{PhysReg, RegType};
+use smallvec::SmallVec;
 
 /// The most wait states any gfx942 rule needs.
 const MAX_WAIT_STATES: u32 = hazard::DPP_EXEC_WAIT_STATES;
@@ -58,6 +59,9 @@ impl Run {
     }
 }
 
+/// Register runs of one instruction: a few, kept inline (a history copies them per path).
+type Runs = SmallVec<[Run; 4]>;
+
 /// What the hazard rules need to know of one instruction.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Foot {
@@ -66,8 +70,8 @@ struct Foot {
     /// A scalar memory instruction.
     smem: bool,
     trans: bool,
-    defs: Vec<Run>,
-    uses: Vec<Run>,
+    defs: Runs,
+    uses: Runs,
     /// The VGPR `v_readlane`/`v_readfirstlane` read.
     lane_source: Option<Run>,
     /// `v_readlane`, `v_readfirstlane` or `v_writelane`.
@@ -75,7 +79,7 @@ struct Foot {
     /// The SGPR lane select of `v_readlane`/`v_writelane`.
     lane_select: Option<Run>,
     /// SGPRs a VALU reads as a lane mask.
-    masks: Vec<Run>,
+    masks: Runs,
     /// `v_div_fmas_*` (reads VCC).
     div_fmas: bool,
     /// A DPP operation.
@@ -407,7 +411,7 @@ fn walk(
 /// A history entry that conflicts with every rule: a VALU that wrote every register.
 fn worst_case() -> Foot {
     let all = Run { start: 0, n: PhysReg::AGPR0 + 256 };
-    Foot { valu: true, trans: true, defs: vec![all], wide_store_data: Some(all), ..Foot::default() }
+    Foot { valu: true, trans: true, defs: smallvec::smallvec![all], wide_store_data: Some(all), ..Foot::default() }
 }
 
 fn resolve_gfx11(func: &mut Function) -> HazardStats {

@@ -1,7 +1,7 @@
 //! Static code quality of one kernel of a code object, read the same way for gcnc's objects
 //! and LLVM's: instructions and code bytes from decoding the kernel's code (`isa::decode`),
 //! SGPRs, VGPRs and LDS from the metadata (runtime-abi's reader), waves per SIMD from the
-//! register counts (regalloc's occupancy over the processor table), and the counts of
+//! descriptor's register blocks (runtime-abi's occupancy, the emulator's too), and the counts of
 //! `s_waitcnt` and `s_nop` instructions.
 //!
 //! Definitions, applied to both compilers alike:
@@ -18,8 +18,6 @@ use anyhow::{anyhow, Context, Result};
 use isa::asm::print_inst;
 use isa::decode::decode_all;
 use isa::opcode::Family;
-use isa::processor::Feature;
-use runtime_abi::descriptor::{extra_sgprs, RegisterUse};
 
 /// The static measures of one kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,20 +68,9 @@ pub fn measure(bytes: &[u8], name: &str) -> Result<Quality> {
     let code_bytes = insts[..end].last().map_or(0, |&(offset, _, len)| offset + len) as u64;
     let waitcnts = body.iter().filter(|m| m.starts_with("s_waitcnt") && *m != "s_waitcnt_depctr").count() as u64;
     let nops = body.iter().filter(|m| *m == "s_nop").count() as u64;
-    // regalloc's occupancy adds the extra SGPRs itself; the metadata's count already holds
-    // them, so they are taken off first (a saturating estimate when the count is smaller).
-    // The metadata's `.vgpr_count` is already the total of both files on gfx942, so it goes
-    // in as ArchVGPRs with no AGPRs.
     let sgprs = meta.sgpr_count;
-    let extra = u32::from(extra_sgprs(proc, false, false, proc.supports(Feature::Xnack)));
-    let regs = RegisterUse {
-        vgprs: u16::try_from(meta.vgpr_count).unwrap_or(u16::MAX),
-        agprs: 0,
-        sgprs: u16::try_from(sgprs.saturating_sub(extra)).unwrap_or(u16::MAX),
-        uses_vcc: false,
-        wave_size,
-    };
-    let occupancy = regalloc::demand::occupancy(proc, &regs);
+    // From the descriptor, as the hardware and the emulator take it (for both compilers alike).
+    let occupancy = runtime_abi::occupancy::descriptor_occupancy(&kernel.descriptor, proc, wave_size);
     Ok(Quality {
         instructions: end as u64,
         code_bytes,

@@ -25,6 +25,7 @@ use crate::program::{inst_text, Kernel, Program};
 use crate::setup::{dispatch_packet, kernarg_segment, needs_dispatch_packet, WaveSetup};
 use crate::wave::{Wave, WaveState};
 use crate::FaultKind;
+use runtime_abi::occupancy;
 
 /// The shape of a dispatch.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -227,8 +228,21 @@ pub fn check_workgroup(k: &Kernel, launch: &Launch) -> Result<(), LaunchError> {
     Ok(())
 }
 
+/// Refuses a launch whose workgroup cannot be resident on one CU (or WGP, in WGP mode): its
+/// waves per SIMD, from the descriptor's register blocks (`runtime_abi::occupancy`, the
+/// compiler's arithmetic too), must be at most what a SIMD holds of the kernel.
+fn check_resident(program: &Program, k: &Kernel, launch: &Launch) -> Result<(), LaunchError> {
+    let (desc, proc) = (k.descriptor(), program.processor());
+    // At most MAX_WORKGROUP_SIZE once `check_workgroup` has passed.
+    let lanes = launch.block.iter().product::<u32>();
+    let occupancy = occupancy::descriptor_occupancy(desc, proc, k.wave_size());
+    let target = occupancy::descriptor_target(desc, proc, k.wave_size());
+    occupancy::check_resident(&target, occupancy, lanes)
+        .map_err(|reason| LaunchError::NotResident { kernel: k.name().to_string(), reason })
+}
+
 /// Checks a launch against the kernel and the machine before anything is allocated: the
-/// workgroup ([`check_workgroup`]), the wave size, shared and private memory within the
+/// workgroup ([`check_workgroup`]) and its residency ([`check_resident`]), the wave size, shared and private memory within the
 /// processor's, and a grid that can finish within the step limit (each wave runs at least
 /// the kernel's straight-line start).
 fn check_launch(program: &Program, k: &Kernel, launch: &Launch, options: &Options) -> Result<(), LaunchError> {
@@ -238,6 +252,7 @@ fn check_launch(program: &Program, k: &Kernel, launch: &Launch, options: &Option
         }
     }
     check_workgroup(k, launch)?;
+    check_resident(program, k, launch)?;
     let bytes = k.descriptor().group_segment_fixed_size as u64 + launch.dyn_shared_bytes as u64;
     if bytes > MAX_SHARED_BYTES as u64 {
         return Err(LaunchError::SharedTooLarge { kernel: k.name().to_string(), bytes, limit: MAX_SHARED_BYTES });

@@ -97,6 +97,15 @@ pub enum LaunchError {
         /// The bytes given.
         got: usize,
     },
+    /// A workgroup of the launch's size cannot be resident on one CU (or WGP): its waves need
+    /// more per SIMD than the kernel's registers, as its descriptor gives them, allow.
+    #[error("kernel {kernel} cannot run: {reason}")]
+    NotResident {
+        /// The kernel.
+        kernel: String,
+        /// Why, with the counts.
+        reason: runtime_abi::occupancy::NotResident,
+    },
     /// Shared memory (static plus dynamic) does not fit.
     #[error("kernel {kernel} needs {bytes} bytes of shared memory, more than {limit}")]
     SharedTooLarge {

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::asm::{fault, kernel, run, PROLOGUE_GFX11, PROLOGUE_GFX9};
+use common::asm::{fault, kernel, kernel_shaped, run, Shape, PROLOGUE_GFX11, PROLOGUE_GFX9};
 use common::bytes_to_words;
 use emu::{dispatch, ArgValue, Counter, Device, EmuError, FaultKind, Launch, Options, Program};
 
@@ -349,4 +349,38 @@ fn gfx942_scalar_load_clause_must_not_overwrite_what_it_reads() {
     let what = hazard_of("gfx942", false, &body.replace("MIT", "")).expect("a hazard under XNACK");
     assert!(what.contains("clause") && what.contains("s[0:1]"), "{what}");
     assert!(hazard_of("gfx942", false, &body.replace("MIT", "s_nop 0")).is_none());
+}
+
+/// A workgroup that cannot be resident is refused, from the descriptor alone: 256 VGPRs in
+/// wave32 on gfx1100 leave 5 waves per SIMD, so in WGP mode (4 SIMDs) 640 work-items run and
+/// 641 are refused, and in CU mode (2 SIMDs) 320 run and 321 are refused; on gfx942 a
+/// unified file of 256 registers leaves 2 waves per SIMD: 512 work-items in wave64, not 576.
+#[test]
+fn a_workgroup_that_cannot_be_resident_is_refused() {
+    let cases = [("gfx1100", false, true, 640), ("gfx1100", false, false, 320), ("gfx942", true, true, 512)];
+    for (cpu, wave64, wgp_mode, fits) in cases {
+        let shape = Shape { vgprs: 256, max_workgroup: 1024, wgp_mode, ..Shape::default() };
+        let p = kernel_shaped(cpu, wave64, "", shape);
+        let wave = p.kernel("k").unwrap().wave_size();
+        for (lanes, ok) in [(fits, true), (fits + 1, false), (1024, false)] {
+            let mut dev = Device::new();
+            let args = [ArgValue::ptr(dev.alloc(vec![0; 4])), ArgValue::ptr(dev.alloc(vec![0; 4]))];
+            let result = dispatch(&mut dev, &p, "k", &Launch::linear(lanes, lanes), &args, &Options::default());
+            let what = format!("{cpu} wave{wave} wgp_mode {wgp_mode}, {lanes} work-items");
+            match result {
+                Ok(_) => assert!(ok, "{what}: ran"),
+                Err(EmuError::Launch(emu::LaunchError::NotResident { reason, .. })) => {
+                    assert!(!ok, "{what}: {reason}");
+                    assert_eq!(reason.needed, lanes.div_ceil(wave).div_ceil(reason.simds), "{what}");
+                    assert_eq!(reason.held, (fits / wave / reason.simds) as u16, "{what}");
+                }
+                Err(e) => panic!("{what}: {e}"),
+            }
+        }
+    }
+    // The same kernel with 16 VGPRs runs a workgroup of 1024 work-items.
+    let p = kernel_shaped("gfx1100", false, "", Shape { max_workgroup: 1024, ..Shape::default() });
+    let mut dev = Device::new();
+    let args = [ArgValue::ptr(dev.alloc(vec![0; 4])), ArgValue::ptr(dev.alloc(vec![0; 4]))];
+    dispatch(&mut dev, &p, "k", &Launch::linear(1024, 1024), &args, &Options::default()).unwrap();
 }

@@ -31,6 +31,9 @@ pub struct Settings {
     pub run: RunOptions,
     /// One seed in this many also gets an IR kernel (0: none).
     pub ir_one_in: u64,
+    /// One seed in this many is a high-pressure program ([`crate::gen_gk::generate_pressure`];
+    /// 0: none, 1: every one).
+    pub pressure_one_in: u64,
     /// Reduce the first failing program of each signature.
     pub reduce: bool,
     /// The reducer's limits.
@@ -108,6 +111,15 @@ pub fn name_of(seed: u64) -> String {
     format!("f{seed}")
 }
 
+/// The `.gk` program of `seed`: a high-pressure one for one seed in `pressure_one_in`.
+fn generate(seed: u64, name: &str, pressure_one_in: u64) -> Program {
+    if pressure_one_in != 0 && seed.is_multiple_of(pressure_one_in) {
+        crate::gen_gk::generate_pressure(seed, name)
+    } else {
+        crate::gen_gk::generate(seed, name)
+    }
+}
+
 /// Generates and checks program `seed` (a `.gk` one, or with `ir` the IR one) on every
 /// configuration.
 fn check_one(seed: u64, ir: bool, settings: &Settings) -> Checked {
@@ -116,7 +128,7 @@ fn check_one(seed: u64, ir: bool, settings: &Settings) -> Checked {
     let kernel = if ir {
         Kernel::Ir(crate::gen_ir::generate(seed, &format!("{}_ir", name_of(seed))))
     } else {
-        Kernel::Gk(crate::gen_gk::generate(seed, &name_of(seed)))
+        Kernel::Gk(generate(seed, &name_of(seed), settings.pressure_one_in))
     };
     let text = match &kernel {
         Kernel::Gk(p) => kernel_file(p, &[]),

@@ -36,8 +36,25 @@ const BULK_STATEMENTS: u32 = 1200;
 /// A generated program from `seed`.
 pub fn generate(seed: u64, name: &str) -> Program {
     let mut g = Gen::new(seed);
-    g.program(name)
+    g.program(name, false)
 }
+
+/// A generated high-pressure program from `seed`: a random program around which dozens to
+/// hundreds of values, mostly 64-bit (`u64`, `i64`, `f64`), uniform and divergent, are defined
+/// first and all read at the end, so that they are live at once across its loops and
+/// divergent branches (which read them too) and most of its programs spill: SGPRs into VGPR
+/// lanes, VGPRs into AGPRs on gfx942 and to scratch.
+pub fn generate_pressure(seed: u64, name: &str) -> Program {
+    let mut g = Gen::new(seed);
+    g.program(name, true)
+}
+
+/// The types of a high-pressure program's values: mostly 64-bit.
+const PRESSURE_TYPES: [Ty; 8] = [Ty::U64, Ty::F64, Ty::I64, Ty::U64, Ty::F64, Ty::U32, Ty::F32, Ty::I32];
+/// A high-pressure program's divergent values: at least this many, and up to this many more.
+const PRESSURE_DIVERGENT: (u64, u64) = (24, 200);
+/// Its uniform values: at least this many, and up to this many more.
+const PRESSURE_UNIFORM: (u64, u64) = (8, 72);
 
 #[derive(Clone)]
 struct Var {
@@ -107,7 +124,7 @@ impl Gen {
         self.scopes.iter().flatten()
     }
 
-    fn program(&mut self, name: &str) -> Program {
+    fn program(&mut self, name: &str, pressure: bool) -> Program {
         let (grid, block) = self.launch();
         let workgroup_size_attr = self.rng.chance(40);
         let mut params: Vec<(String, Param)> = Vec::new();
@@ -133,7 +150,9 @@ impl Gen {
             params.push(("g".to_string(), Param::Buffer { elem, mutable: true, len: ATOMIC_LEN }));
             inputs.push(self.rng.next_u64());
         }
-        for i in 0..self.rng.below(4) {
+        // High-pressure values need scalar parameters to be uniform without being constants.
+        let scalars = if pressure { 2 + self.rng.below(3) } else { self.rng.below(4) };
+        for i in 0..scalars {
             let ty = self.rng.pick(&NUMERIC);
             let name = format!("s{i}");
             self.declare(Var { name: name.clone(), ty, mutable: false, uniform: true, array: None });
@@ -154,6 +173,7 @@ impl Gen {
         if self.rng.chance(35) {
             self.shared_phase(&mut body, &mut shared, block);
         }
+        let live = if pressure { self.pressure_values(&mut body) } else { Vec::new() };
         self.budget = 6 + self.rng.below(30) as i32;
         if self.rng.below(BIG_ONE_IN) == 0 {
             let acc = self.fresh("big");
@@ -168,6 +188,7 @@ impl Gen {
             let s = self.stmt();
             body.extend(s);
         }
+        self.fold_values(&mut body, live);
         // Every variable of the kernel's outermost scope is an output at the end.
         let finals: Vec<Var> =
             self.scopes[0].iter().filter(|v| v.array.is_none() && v.name.starts_with('v')).cloned().collect();
@@ -186,6 +207,58 @@ impl Gen {
             body,
             grid,
             block,
+        }
+    }
+
+    /// A high-pressure program's values (see [`generate_pressure`]), each a scalar parameter
+    /// or a work-item's id combined with a random expression: declared at the top, so that
+    /// the rest of the program reads them. Gives them.
+    fn pressure_values(&mut self, body: &mut Vec<Stmt>) -> Vec<Var> {
+        let divergent = PRESSURE_DIVERGENT.0 + self.rng.below(PRESSURE_DIVERGENT.1);
+        let uniform = PRESSURE_UNIFORM.0 + self.rng.below(PRESSURE_UNIFORM.1);
+        let scalars: Vec<String> = self.vars().filter(|v| v.uniform).map(|v| v.name.clone()).collect();
+        let mut live = Vec::new();
+        for k in 0..divergent + uniform {
+            let ty = self.rng.pick(&PRESSURE_TYPES);
+            let uniform = k >= divergent;
+            let seed = if uniform {
+                let s = &scalars[self.rng.index(scalars.len())];
+                let ty = self.vars().find(|v| &v.name == s).map_or(Ty::U32, |v| v.ty);
+                Expr { ty, kind: ExprKind::Var(s.clone()) }
+            } else {
+                self.special(false)
+            };
+            let seed = self.cast_to(seed, ty);
+            let other = self.expr(ty, 2, uniform);
+            let op = if ty.is_float() { self.rng.pick(&["+", "*", "-"]) } else { self.rng.pick(&["+", "^", "*", "-"]) };
+            let init = self.bin(op, ty, seed, other);
+            let name = self.fresh("q");
+            body.push(Stmt::Let { name: name.clone(), ty, mutable: false, init });
+            let var = Var { name, ty, mutable: false, uniform, array: None };
+            self.declare(var.clone());
+            live.push(var);
+        }
+        live
+    }
+
+    /// Reads every value of `live` at the end of the program: per type, an accumulator of
+    /// them all, stored.
+    fn fold_values(&mut self, body: &mut Vec<Stmt>, live: Vec<Var>) {
+        for ty in NUMERIC {
+            let of_ty: Vec<&Var> = live.iter().filter(|v| v.ty == ty).collect();
+            if of_ty.is_empty() {
+                continue;
+            }
+            let acc = self.fresh("q");
+            body.push(Stmt::Let { name: acc.clone(), ty, mutable: true, init: self.literal(ty) });
+            for v in of_ty {
+                let op = if ty.is_float() { self.rng.pick(&["+=", "-="]) } else { self.rng.pick(&["^=", "+=", "-="]) };
+                let value = Expr { ty, kind: ExprKind::Var(v.name.clone()) };
+                body.push(Stmt::Assign { name: acc.clone(), op, value });
+            }
+            let value = Expr { ty, kind: ExprKind::Var(acc) };
+            let out = self.out(value);
+            body.push(out);
         }
     }
 

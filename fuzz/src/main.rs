@@ -49,6 +49,11 @@ struct Cli {
     /// One seed in this many also gets an IR kernel with random control flow (0: none)
     #[arg(long, value_name = "K", default_value_t = 4)]
     ir_one_in: u64,
+    /// One seed in this many is a high-pressure program: many 64-bit values, uniform and
+    /// divergent, live at once across loops and divergent branches, so that registers spill
+    /// (1: every program; 0: none)
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pressure_one_in: u64,
 }
 
 /// Clang's `-mcpu=X`, `-mcpu X` and `-ON` in clap's spelling.
@@ -86,6 +91,7 @@ fn main() -> ExitCode {
         configs,
         run: RunOptions { second_interleaving: !cli.one_interleaving, ..RunOptions::default() },
         ir_one_in: cli.ir_one_in,
+        pressure_one_in: cli.pressure_one_in,
         reduce: !cli.no_reduce,
         budget: Budget::default(),
     };

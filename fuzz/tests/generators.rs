@@ -86,3 +86,30 @@ fn ir_kernels_verify_and_some_are_irreducible() {
     }
     assert!(reducible > 100 && irreducible > 10, "{reducible} reducible, {irreducible} irreducible");
 }
+
+/// High-pressure programs are accepted by the front end, and they spill: compiled for
+/// gfx1100 in wave64 and for gfx942, a third at least spill SGPRs (into VGPR lanes) and VGPRs
+/// (to scratch, or to AGPRs on gfx942).
+#[test]
+fn pressure_programs_are_accepted_and_spill() {
+    let configs = [("gfx1100", 64), ("gfx942", 64)];
+    let (mut programs, mut sgprs, mut vgprs, mut agprs) = (0, 0, 0, 0);
+    for seed in 0..24 {
+        let name = format!("p{seed}");
+        let text = kernel_file(&fuzz::gen_gk::generate_pressure(seed, &name), &[]);
+        let case = gcnc::conformance::Case::parse(&name, &text)
+            .unwrap_or_else(|e| panic!("seed {seed}: the front end rejects a pressure program: {e}\n{text}"));
+        for (mcpu, wave_size) in configs {
+            let target = gcnc::Target { wave_size, ..gcnc::Target::new(gcnc::TargetId::parse(mcpu).unwrap()) };
+            let compiled = gcnc::compile::compile(&case.module, &target, &Default::default())
+                .unwrap_or_else(|e| panic!("seed {seed} on {mcpu}: {e}\n{text}"));
+            let s = &compiled.stats[0].spills;
+            programs += 1;
+            sgprs += u32::from(s.sgpr_lanes > 0);
+            vgprs += u32::from(s.scratch_bytes > 0 || s.agprs > 0);
+            agprs += u32::from(s.agprs > 0);
+        }
+    }
+    let counts = format!("of {programs}: {sgprs} spill SGPRs, {vgprs} VGPRs ({agprs} to AGPRs)");
+    assert!(sgprs * 3 > programs && vgprs * 3 > programs && agprs > 0, "{counts}");
+}

@@ -11,6 +11,7 @@ use runtime_abi::elf::{CodeObject, KernelCode};
 use runtime_abi::initial_state::enable_inputs;
 use runtime_abi::kernarg::CodeObjectVersion;
 use runtime_abi::metadata;
+use runtime_abi::occupancy::descriptor_occupancy;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -550,7 +551,8 @@ fn run_pipeline(
         bytes: assembled.code.len(),
         sgprs: alloc.sgprs,
         vgprs: alloc.vgprs,
-        waves_per_simd: alloc.occupancy(proc, target.wave_size).waves_per_simd,
+        // What the hardware (and the emulator) will take from the descriptor.
+        waves_per_simd: descriptor_occupancy(&descriptor, proc, target.wave_size).waves_per_simd,
         wave_target: waves,
         spills: alloc.spills,
         waits: waits.waits,

@@ -9,20 +9,15 @@
 //! compaction packs in the same order, so whenever nothing is pinned it reaches the demand.
 //!
 //! AGPRs (gfx908, gfx90a, gfx942) are a file of their own for the demand and the assignment.
-//! Occupancy asks `isa`'s processor table for every per-processor fact: the SIMD's VGPR file
-//! and allocation granule (not the descriptor's encoding granule), the most waves a SIMD
-//! holds, and whether SGPRs bound occupancy. The SGPRs the hardware adds (VCC, FLAT_SCRATCH,
-//! XNACK_MASK) and the VGPR total of a kernel with AGPRs come from `runtime_abi::descriptor`:
-//! on gfx90a/gfx942 the ArchVGPRs and AGPRs share one file, AGPRs starting at ACCUM_OFFSET
-//! (the ArchVGPR count rounded up to 4), so the total is `align(vgprs, 4) + agprs`; on gfx908
-//! the files are separate and the larger one counts (LLVM's `getTotalNumVGPRs`). Only the GFX9
-//! SGPR occupancy steps (LLVM's `getOccupancyWithNumSGPRs`) live here, in `sgpr_waves`.
+//! Occupancy itself, the waves per SIMD a register count allows, is `runtime_abi::occupancy`'s
+//! (which the emulator's launch check reads too); this module turns it into register limits
+//! for a wave target and room for the scheduler.
 
 use crate::regset::RegSet;
-use isa::processor::{Feature, Processor};
+use isa::processor::Processor;
 use isa::reg::{RegClass, RegType};
 pub use runtime_abi::descriptor::RegisterUse;
-use runtime_abi::descriptor::{extra_sgprs, total_vgprs};
+use runtime_abi::occupancy::{occupancy, Occupancy};
 
 /// Registers needed at once, per file.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -260,69 +255,6 @@ pub(crate) fn packed_size(counts: &[u32; 17], align: impl Fn(u8) -> u16) -> u32 
     end
 }
 
-/// What limits the waves a SIMD can run of a kernel.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Limiter {
-    /// Nothing the kernel uses: the hardware's maximum.
-    Hardware,
-    /// The VGPR file (ArchVGPRs and AGPRs).
-    Vgprs,
-    /// The SGPR file (GFX9 only; GFX10+ gives every wave its SGPRs).
-    Sgprs,
-}
-
-/// The waves per SIMD a kernel's register use allows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Occupancy {
-    /// Waves per SIMD.
-    pub waves_per_simd: u16,
-    /// The hardware's maximum waves per SIMD.
-    pub max_waves_per_simd: u16,
-    /// What limits it.
-    pub limiter: Limiter,
-}
-
-/// Waves per SIMD with `total_sgprs` SGPRs (the extras included) on GFX9 (LLVM's
-/// `getOccupancyWithNumSGPRs` for GFX8-GFX9: 800 SGPRs per SIMD).
-fn sgpr_waves(total_sgprs: u16) -> u16 {
-    match total_sgprs {
-        0..=80 => 10,
-        81..=88 => 9,
-        89..=100 => 8,
-        _ => 7,
-    }
-}
-
-/// The waves per SIMD a kernel using `regs` (next free register of each file, VCC excluded)
-/// can reach on `proc` in waves of `regs.wave_size`: the VGPR total (ArchVGPRs and AGPRs, see the module documentation)
-/// in the SIMD's allocation granules, and on GFX9 the SGPRs with the extras the hardware adds.
-pub fn occupancy(proc: &Processor, regs: &RegisterUse) -> Occupancy {
-    let wave_size = regs.wave_size;
-    let max_waves = proc.max_waves_per_simd;
-    let granule = proc.vgpr_alloc_granule(wave_size);
-    let vgprs = total_vgprs(proc, regs);
-    let by_vgprs = if vgprs < granule {
-        max_waves
-    } else {
-        (proc.simd_vgprs(wave_size) / vgprs.next_multiple_of(granule)).clamp(1, max_waves)
-    };
-    let by_sgprs = if proc.sgprs_limit_occupancy() {
-        let extra = extra_sgprs(proc, regs.uses_vcc, false, proc.supports(Feature::Xnack));
-        sgpr_waves(regs.sgprs + extra).min(max_waves)
-    } else {
-        max_waves
-    };
-    let waves = by_vgprs.min(by_sgprs);
-    let limiter = if waves == max_waves {
-        Limiter::Hardware
-    } else if by_vgprs <= by_sgprs {
-        Limiter::Vgprs
-    } else {
-        Limiter::Sgprs
-    };
-    Occupancy { waves_per_simd: waves, max_waves_per_simd: max_waves, limiter }
-}
-
 /// One tuple to pack with [`first_fit`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Item {
@@ -438,52 +370,10 @@ mod tests {
         }
     }
 
-    /// The registers a kernel uses, VCC included.
-    fn uses(wave_size: u32, sgprs: u16, vgprs: u16, agprs: u16) -> RegisterUse {
-        RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, wave_size }
-    }
-
+    /// The demand's own occupancy counts its AGPRs as the processor files them (see
+    /// `runtime_abi::occupancy`).
     #[test]
-    fn occupancy_follows_the_simd_files() {
-        let gfx1100 = proc("gfx1100");
-        let o = occupancy(gfx1100, &uses(32, 20, 24, 0));
-        assert_eq!((o.waves_per_simd, o.limiter), (16, Limiter::Hardware));
-        assert_eq!(occupancy(gfx1100, &uses(32, 20, 97, 0)).waves_per_simd, 12);
-        assert_eq!(occupancy(gfx1100, &uses(64, 20, 97, 0)).waves_per_simd, 7);
-        let gfx942 = proc("gfx942");
-        assert_eq!(occupancy(gfx942, &uses(64, 20, 64, 0)).waves_per_simd, 8);
-        let o = occupancy(gfx942, &uses(64, 20, 65, 0));
-        assert_eq!((o.waves_per_simd, o.limiter), (7, Limiter::Vgprs));
-        // 90 SGPRs plus 6 extras on gfx942: 96, which gives 8 waves (the maximum there).
-        assert_eq!(occupancy(gfx942, &uses(64, 90, 8, 0)).waves_per_simd, 8);
-        let gfx900 = proc("gfx900");
-        let o = occupancy(gfx900, &uses(64, 90, 8, 0));
-        assert_eq!((o.waves_per_simd, o.limiter), (8, Limiter::Sgprs));
-        assert_eq!(occupancy(gfx900, &uses(64, 8, 256, 0)).waves_per_simd, 1);
-    }
-
-    /// With AGPRs, gfx90a and gfx942 count the unified file (ArchVGPRs rounded up to 4, then
-    /// the AGPRs), gfx908 the larger of its two files. The cases are kernels whose inline
-    /// assembly clobbers the last VGPR and AGPR named (`"v61", "a1"`), compiled by `clang-19
-    /// -S -O2 -mcpu=...`: `; NumVgprs`, `; NumAgprs` and `; Occupancy` of its output.
-    #[test]
-    fn occupancy_counts_agprs_as_the_processor_files_them() {
-        let cases = [
-            // (NumVgprs, NumAgprs, Occupancy on gfx942 and gfx90a, on gfx908)
-            (62, 2, 7, 4),
-            (30, 34, 7, 7),
-            (128, 128, 2, 2),
-            (3, 256, 1, 1),
-            (64, 0, 8, 4),
-            (5, 61, 7, 4),
-        ];
-        for (vgprs, agprs, unified, separate) in cases {
-            for (name, want) in [("gfx942", unified), ("gfx90a", unified), ("gfx908", separate)] {
-                let o = occupancy(proc(name), &uses(64, 16, vgprs, agprs));
-                assert_eq!(o.waves_per_simd, want, "{name}: {vgprs} VGPRs, {agprs} AGPRs");
-            }
-        }
-        // The demand's own occupancy counts its AGPRs the same way.
+    fn the_demand_counts_agprs_in_its_occupancy() {
         let demand = RegisterDemand { sgprs: 16, vgprs: 30, agprs: 34 };
         assert_eq!(demand.occupancy(proc("gfx942"), 64).waves_per_simd, 7);
     }

@@ -19,8 +19,8 @@
 //! The files are the SGPRs, the VGPRs and, on gfx908/gfx90a/gfx942, the AGPRs (accumulation
 //! registers), each with its own demand, window and limit; copies between AGPRs and the other
 //! files become `v_accvgpr_*` moves. [`allocate`] runs the whole stage; [`demand`] turns
-//! register counts into waves per SIMD (the unified VGPR+AGPR file of gfx90a/gfx942 counted as
-//! the hardware does), and [`generate`] makes random MIR functions for the tests, the
+//! waves per SIMD (runtime-abi's occupancy, the unified VGPR+AGPR file of gfx90a/gfx942
+//! counted as the hardware does) into register limits, and [`generate`] makes random MIR functions for the tests, the
 //! benchmark and fuzzing.
 #![deny(missing_docs)]
 
@@ -34,10 +34,11 @@ pub mod spill;
 pub mod ssa_elim;
 pub mod validate;
 
-use demand::{file_limit, Occupancy, RegisterDemand, RegisterUse, FILE_TYPES};
+use demand::{file_limit, RegisterDemand, RegisterUse, FILE_TYPES};
 use isa::mir::Function;
 use isa::processor::Processor;
 use isa::reg::{PhysReg, RegType, Temp};
+use runtime_abi::occupancy::Occupancy;
 use thiserror::Error;
 pub use validate::ValidationError;
 
@@ -91,7 +92,7 @@ impl Allocation {
     /// The waves per SIMD this allocation allows on `proc` in waves of `wave_size` (on
     /// gfx90a/gfx942 the VGPRs and AGPRs together, in the unified file).
     pub fn occupancy(&self, proc: &Processor, wave_size: u32) -> Occupancy {
-        demand::occupancy(proc, &self.register_use(wave_size))
+        runtime_abi::occupancy::occupancy(proc, &self.register_use(wave_size))
     }
 }
 

@@ -495,6 +495,9 @@ impl KernelDescriptor {
     }
 }
 
+/// The block of GRANULATED_WAVEFRONT_SGPR_COUNT (GFX9), in SGPRs: what a wave is given.
+pub const SGPR_GRANULE: u16 = 8;
+
 /// The registers a kernel uses, as register allocation reports them.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RegisterUse {
@@ -585,7 +588,7 @@ pub fn set_register_counts_with_extra(desc: &mut KernelDescriptor, proc: &Proces
     let vgpr_granule = u32::from(proc.vgpr_encoding_granule(regs.wave_size));
     desc.rsrc1.granulated_workitem_vgpr_count = granulated(total_vgprs(proc, regs).into(), vgpr_granule, 6);
     desc.rsrc1.granulated_wavefront_sgpr_count =
-        if gen >= Generation::Gfx10 { 0 } else { granulated((regs.sgprs + extra).into(), 8, 4) };
+        if gen >= Generation::Gfx10 { 0 } else { granulated((regs.sgprs + extra).into(), SGPR_GRANULE.into(), 4) };
     if proc.unified_vgpr_file {
         desc.rsrc3.accum_offset = granulated(align_up(u32::from(regs.vgprs).max(1), 4), 4, 6);
     }

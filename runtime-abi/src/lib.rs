@@ -5,6 +5,8 @@
 //! ```text
 //!  isel ──► KernargLayout, enable_inputs, InitialState ◄── emu
 //!  regalloc ──► RegisterUse ──► set_register_counts ──► KernelDescriptor
+//!  occupancy: waves per SIMD of a RegisterUse or a KernelDescriptor, residency of a
+//!             workgroup (regalloc's wave targets, gcnc's statistics, emu's launch check)
 //!  emit ──► CodeObject { KernelCode { code, descriptor, metadata } }
 //!             ├─► write_relocatable ──► ET_REL (.o, what clang -c gives; ld.lld-19 links it)
 //!             └─► write_shared ──────► ET_DYN (.hsaco, what the HSA loader and emu load)
@@ -26,6 +28,7 @@ pub mod initial_state;
 pub mod inspect;
 pub mod kernarg;
 pub mod metadata;
+pub mod occupancy;
 pub mod read;
 pub mod target;
 

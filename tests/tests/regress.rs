@@ -149,3 +149,32 @@ fn regression_kernels_pass_on_every_configuration() {
 fn register_pressure_kernels_spill_and_pass() {
     assert!(check_suite("pressure", &PRESSURE_CONFIGS) >= 2);
 }
+
+/// Occupancy is decided once (`runtime_abi::occupancy`): every register-pressure kernel,
+/// compiled for each configuration and for gfx1100 in CU mode, reaches its wave target by the
+/// descriptor's register blocks (what the emulator and the hardware take), its statistics say
+/// so, and the largest workgroup its metadata allows is resident by the emulator's check.
+#[test]
+fn pressure_kernels_reach_their_wave_target_by_their_descriptors() {
+    use runtime_abi::occupancy::{check_resident, descriptor_occupancy, descriptor_target};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("pressure");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let configs = PRESSURE_CONFIGS.iter().chain(&[("gfx1100", 32, true, false)]);
+    for (path, config) in files.iter().flat_map(|p| configs.clone().map(move |c| (p, c))) {
+        let name = path.file_stem().unwrap().to_str().unwrap();
+        let r = from_gk(name, &std::fs::read_to_string(path).unwrap()).unwrap();
+        let (mcpu, wave_size, cumode, _) = *config;
+        let target = Target { wave_size, cumode, ..Target::new(TargetId::parse(mcpu).unwrap()) };
+        let compiled = gcnc::compile::compile(&r.module, &target, &Default::default()).unwrap();
+        let (code, stats) = (&compiled.object.kernels[0], &compiled.stats[0]);
+        let proc = target.processor();
+        let occupancy = descriptor_occupancy(&code.descriptor, proc, wave_size);
+        let what = format!("{name} on {}", label(config));
+        assert_eq!(occupancy.waves_per_simd, stats.waves_per_simd, "{what}");
+        assert!(occupancy.waves_per_simd >= stats.wave_target, "{what}: {occupancy:?}, target {}", stats.wave_target);
+        assert_eq!(descriptor_target(&code.descriptor, proc, wave_size), target, "{what}");
+        check_resident(&target, occupancy, code.metadata.max_flat_workgroup_size)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}

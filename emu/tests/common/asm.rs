@@ -12,10 +12,41 @@ pub fn kernel(cpu: &str, wave64: bool, body: &str) -> Program {
 
 /// [`kernel`] with `lds` bytes of LDS and `scratch` bytes of private memory per work-item.
 pub fn kernel_with(cpu: &str, wave64: bool, body: &str, lds: u32, scratch: u32) -> Program {
+    kernel_shaped(cpu, wave64, body, Shape { lds, scratch, ..Shape::default() })
+}
+
+/// What a hand-written kernel's descriptor and metadata say besides its code.
+#[derive(Copy, Clone, Debug)]
+pub struct Shape {
+    /// Bytes of LDS.
+    pub lds: u32,
+    /// Bytes of private memory per work-item.
+    pub scratch: u32,
+    /// `.amdhsa_next_free_vgpr` (on gfx942 the unified file's total, AGPRs from v16 on).
+    pub vgprs: u32,
+    /// The metadata's `.max_flat_workgroup_size`.
+    pub max_workgroup: u32,
+    /// `.amdhsa_workgroup_processor_mode` (gfx1100).
+    pub wgp_mode: bool,
+}
+
+impl Default for Shape {
+    fn default() -> Shape {
+        Shape { lds: 0, scratch: 0, vgprs: 16, max_workgroup: 256, wgp_mode: true }
+    }
+}
+
+/// [`kernel`] with the descriptor and metadata of `shape`.
+pub fn kernel_shaped(cpu: &str, wave64: bool, body: &str, shape: Shape) -> Program {
+    let Shape { lds, scratch, vgprs, max_workgroup, wgp_mode } = shape;
     let gfx11 = cpu.starts_with("gfx11");
     let wave = if gfx11 && !wave64 { 32 } else { 64 };
     let target_directives = if gfx11 {
-        format!(".amdhsa_wavefront_size32 {}", (wave == 32) as u32)
+        format!(
+            ".amdhsa_wavefront_size32 {}\n    .amdhsa_workgroup_processor_mode {}",
+            (wave == 32) as u32,
+            wgp_mode as u32
+        )
     } else {
         String::from(".amdhsa_accum_offset 16")
     };
@@ -38,7 +69,7 @@ k:
     .amdhsa_user_sgpr_kernarg_segment_ptr 1
     .amdhsa_user_sgpr_count 2
     .amdhsa_system_sgpr_workgroup_id_x 1
-    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_vgpr {vgprs}
     .amdhsa_next_free_sgpr 16
     .amdhsa_kernarg_size 16
     .amdhsa_group_segment_fixed_size {lds}
@@ -59,8 +90,8 @@ amdhsa.kernels:
     .private_segment_fixed_size: {scratch}
     .wavefront_size: {wave}
     .sgpr_count: 16
-    .vgpr_count: 16
-    .max_flat_workgroup_size: 256
+    .vgpr_count: {vgprs}
+    .max_flat_workgroup_size: {max_workgroup}
     .args:
       - {{ .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
       - {{ .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }}

@@ -170,13 +170,41 @@ impl Pressure {
 
     /// The registers the counted values need on `proc`.
     pub(crate) fn demand(&self, proc: &Processor) -> RegisterDemand {
-        let size = |file: RegType| {
-            let packed = packed_size(&self.counts[file_index(file)], |s| {
-                alignment(RegClass { ty: file, size: s, linear: false }, proc)
-            });
-            packed.min(u32::from(u16::MAX)) as u16
-        };
+        let size = |file: RegType| file_demand(&self.counts[file_index(file)], file, proc);
         RegisterDemand { sgprs: size(RegType::Sgpr), vgprs: size(RegType::Vgpr), agprs: size(RegType::Agpr) }
+    }
+}
+
+/// The registers of file `ty` that values counted by size in `counts` need on `proc`.
+fn file_demand(counts: &[u32; 17], ty: RegType, proc: &Processor) -> u16 {
+    let packed = packed_size(counts, |s| alignment(RegClass { ty, size: s, linear: false }, proc));
+    packed.min(u32::from(u16::MAX)) as u16
+}
+
+/// [`Pressure::demand`] with the last result of each file kept with the counts it came from:
+/// consecutive instructions mostly change one file, and the others need no packing again.
+#[derive(Default)]
+pub(crate) struct DemandCache {
+    last: [Option<([u32; 17], u16)>; FILES],
+}
+
+impl DemandCache {
+    /// The registers the values `pressure` counts need on `proc`.
+    pub(crate) fn demand(&mut self, pressure: &Pressure, proc: &Processor) -> RegisterDemand {
+        let mut d = RegisterDemand::default();
+        for (file, ty) in FILE_TYPES.into_iter().enumerate() {
+            let counts = &pressure.counts[file];
+            let value = match &self.last[file] {
+                Some((seen, value)) if seen == counts => *value,
+                _ => {
+                    let value = file_demand(counts, ty, proc);
+                    self.last[file] = Some((*counts, value));
+                    value
+                }
+            };
+            d = d.with(file, value);
+        }
+        d
     }
 }
 

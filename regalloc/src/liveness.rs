@@ -17,7 +17,7 @@
 //! in a special register (VCC, SCC, M0, EXEC) do not take ordinary registers and are left out.
 //! Sets are sorted vectors of temporary ids, built with dense tables indexed by id.
 
-use crate::demand::{file_limit, Pressure, RegisterDemand};
+use crate::demand::{file_limit, DemandCache, Pressure, RegisterDemand};
 use crate::AllocError;
 use isa::mir::{Function, Inst, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
@@ -264,6 +264,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
         live.live_out[b] = set.sorted();
         let counted = |t: Temp| !live.special[t.id as usize];
         let mut pressure = Pressure::default();
+        let mut cache = DemandCache::default();
         for &t in &live.live_out[b] {
             if !live.special[t as usize] {
                 pressure.add(live.classes[t as usize].expect("live temporaries are defined"));
@@ -303,7 +304,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
                 }
             }
             extra.iter().for_each(|&rc| pressure.add(rc));
-            demands[i] = pressure.demand(proc);
+            demands[i] = cache.demand(&pressure, proc);
             extra.iter().for_each(|&rc| pressure.remove(rc));
             for op in inst.ops.iter_mut() {
                 if let OperandKind::Temp(t) = op.kind {
@@ -328,7 +329,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
                 live.dead[t.id as usize] = true;
             }
         }
-        let entry = pressure.demand(proc);
+        let entry = cache.demand(&pressure, proc);
         demands[..phis].fill(entry);
         let block_max = demands.iter().fold(entry, |m, &d| m.max(d));
         live.block_demand[b] = block_max;

@@ -525,61 +525,57 @@ pub(super) fn prune_waits(mir: &mut mir::Function) {
     let entry_state = |out: &[u8], b: usize, blocks: &[mir::Block]| -> u8 {
         blocks[b].linear_preds.iter().fold(0, |s, &p| s | out[p as usize])
     };
-    // The state after each instruction, with `rewrite` applying the pruning as it goes.
-    let run = |block: &mut mir::Block, mut state: u8, rewrite: bool| -> u8 {
-        let mut i = 0;
-        while i < block.insts.len() {
-            let inst = &mut block.insts[i];
-            match inst.opcode {
-                Opcode::SWaitcnt => {
-                    let (vm, _, lgkm) = isa::asm::waitcnt_decode(family, inst.fields.imm);
-                    let vm = vm.filter(|_| state & VM != 0);
-                    let lgkm = lgkm.filter(|_| state & LGKM != 0);
-                    if vm == Some(0) {
-                        state &= !VM;
-                    }
-                    if lgkm == Some(0) {
-                        state &= !LGKM;
-                    }
-                    if rewrite {
-                        if vm.is_none() && lgkm.is_none() {
-                            block.insts.remove(i);
-                            continue;
-                        }
-                        inst.fields.imm = isa::asm::waitcnt_encode(family, vm, None, lgkm);
-                    }
+    // What a wait keeps of itself given the counters that may be outstanding (`state`, which
+    // the instruction then updates): None to drop it, or its new immediate.
+    let step = |inst: &mir::Inst, state: &mut u8| -> Option<u16> {
+        match inst.opcode {
+            Opcode::SWaitcnt => {
+                let (vm, _, lgkm) = isa::asm::waitcnt_decode(family, inst.fields.imm);
+                let vm = vm.filter(|_| *state & VM != 0);
+                let lgkm = lgkm.filter(|_| *state & LGKM != 0);
+                if vm == Some(0) {
+                    *state &= !VM;
                 }
-                Opcode::SWaitcntVscnt => {
-                    let keep = state & VS != 0;
-                    if inst.fields.imm == 0 {
-                        state &= !VS;
-                    }
-                    if rewrite && !keep {
-                        block.insts.remove(i);
-                        continue;
-                    }
+                if lgkm == Some(0) {
+                    *state &= !LGKM;
                 }
-                _ => state |= events(inst, family),
+                (vm.is_some() || lgkm.is_some()).then(|| isa::asm::waitcnt_encode(family, vm, None, lgkm))
             }
-            i += 1;
+            Opcode::SWaitcntVscnt => {
+                let keep = *state & VS != 0;
+                if inst.fields.imm == 0 {
+                    *state &= !VS;
+                }
+                keep.then_some(inst.fields.imm)
+            }
+            _ => {
+                *state |= events(inst, family);
+                Some(inst.fields.imm)
+            }
         }
-        state
     };
     let mut changed = true;
     while changed {
         changed = false;
         for b in 0..n {
-            let start = entry_state(&out, b, &mir.blocks);
-            let mut copy = mir.blocks[b].clone();
-            let end = run(&mut copy, start, false);
-            if end != out[b] {
-                out[b] = end;
+            let mut state = entry_state(&out, b, &mir.blocks);
+            for inst in &mir.blocks[b].insts {
+                step(inst, &mut state);
+            }
+            if state != out[b] {
+                out[b] = state;
                 changed = true;
             }
         }
     }
     for b in 0..n {
-        let start = entry_state(&out, b, &mir.blocks);
-        run(&mut mir.blocks[b], start, true);
+        let mut state = entry_state(&out, b, &mir.blocks);
+        mir.blocks[b].insts.retain_mut(|inst| match step(inst, &mut state) {
+            Some(imm) => {
+                inst.fields.imm = imm;
+                true
+            }
+            None => false,
+        });
     }
 }

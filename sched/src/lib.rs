@@ -14,8 +14,8 @@
 
 pub mod branches;
 pub mod clause;
-pub mod ds_pair;
 pub mod delay_alu;
+pub mod ds_pair;
 pub mod hazards;
 pub mod hoist;
 pub mod schedule;

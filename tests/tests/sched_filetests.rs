@@ -45,11 +45,12 @@ fn run(input: &str) -> String {
             for inst in &block.insts {
                 // The inserted instructions read best in assembly syntax (`s_waitcnt vmcnt(1)`).
                 use isa::opcode::Opcode::{SClause, SDelayAlu, SNop, SWaitcnt, SWaitcntDepctr, SWaitcntVscnt};
-                let text = if matches!(inst.opcode, SClause | SDelayAlu | SNop | SWaitcnt | SWaitcntDepctr | SWaitcntVscnt) {
-                    isa::asm::print_inst(inst, mir.family, mir.wave_size)
-                } else {
-                    isa::mir::DisplayInst(inst, mir.family).to_string()
-                };
+                let text =
+                    if matches!(inst.opcode, SClause | SDelayAlu | SNop | SWaitcnt | SWaitcntDepctr | SWaitcntVscnt) {
+                        isa::asm::print_inst(inst, mir.family, mir.wave_size)
+                    } else {
+                        isa::mir::DisplayInst(inst, mir.family).to_string()
+                    };
                 out.push_str(&format!("  {text}\n"));
             }
         }

@@ -25,10 +25,11 @@ fn run(input: &str) -> String {
         let clause_nops = sched::hazards::break_smem_clauses(&mut mir, &target);
         let delays = sched::delay_alu::insert_delay_alu(&mut mir);
         out.push_str(&format!(
-            "{line}: {} jumps, {} flips, {} skips removed; {} waits, {} nops, {} depctrs, {} delays ({} folded)\n",
+            "{line}: {} jumps, {} flips, {} skips removed, {} inverted; {} waits, {} nops, {} depctrs, {} delays ({} folded)\n",
             branches.jumps,
             branches.flips,
             branches.skips,
+            branches.inversions,
             waits.waits,
             hazards.nops + clause_nops,
             hazards.depctrs,

@@ -18,7 +18,7 @@
 //!  -O1  fold → reassociate → simplify_cfg → scalar_replace → gvn → load_elim → dce, once
 //!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → load_elim → licm → unroll →
 //!       scalar_replace → dce, repeated while it changes something (at most 4 rounds)
-//!       then once: rotate → fold → simplify_cfg → dce
+//!       then once: rotate → fold → simplify_cfg → sink → dce
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
@@ -35,8 +35,7 @@
 //! a select per element, do not make a loop too large to unroll first. The next round's
 //! folding and value numbering clean up after it.
 //!
-//! Not built yet (issue 12): strength reduction, partial unrolling, sinking, dead store
-//! elimination.
+//! Not built yet (issue 12): strength reduction, partial unrolling, dead store elimination.
 #![deny(missing_docs)]
 
 mod alias;
@@ -51,6 +50,7 @@ mod rewrite;
 pub mod rotate;
 pub mod scalar_replace;
 pub mod simplify_cfg;
+pub mod sink;
 pub mod unroll;
 
 use frontend_ir::Function;
@@ -75,6 +75,7 @@ const UNROLL: Pass = Pass { name: "unroll", run: unroll::unroll };
 const SCALAR_REPLACE: Pass = Pass { name: "scalar_replace", run: scalar_replace::scalar_replace };
 const DCE: Pass = Pass { name: "dce", run: dce::dce };
 const ROTATE: Pass = Pass { name: "rotate", run: rotate::rotate };
+const SINK: Pass = Pass { name: "sink", run: sink::sink };
 
 /// A round of `-O2`, in order.
 const ROUND: [Pass; 10] =
@@ -83,13 +84,14 @@ const ROUND: [Pass; 10] =
 /// What `-O2` and `-O3` run once after their rounds: the loops take their final shape (after
 /// unrolling and code motion, which look for loops tested at the top), folding decides the
 /// guards of loops that run at least once, CFG simplification removes them and merges the
-/// blocks rotation leaves in a chain, and dead code elimination drops the header values the
-/// rotated loops do not read.
-const FINAL: [Pass; 4] = [ROTATE, FOLD, SIMPLIFY_CFG, DCE];
+/// blocks rotation leaves in a chain, sinking moves what one successor alone needs into it
+/// (into a rotated loop's guarded preheader too, once the CFG is final), and dead code
+/// elimination drops the header values the rotated loops do not read.
+const FINAL: [Pass; 5] = [ROTATE, FOLD, SIMPLIFY_CFG, SINK, DCE];
 
 /// Every pass: a round of `-O2`, then the passes of [`FINAL`] that no round runs.
-pub const PASSES: [Pass; 11] =
-    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE, ROTATE];
+pub const PASSES: [Pass; 12] =
+    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE, ROTATE, SINK];
 
 /// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling, with
 /// scalar replacement before value numbering, which merges the compares and constants it makes.

@@ -59,7 +59,9 @@ pub fn sink(func: &mut Function) -> bool {
         let insts = std::mem::take(&mut func.dfg.blocks[b].insts);
         let mut kept = Vec::with_capacity(insts.len());
         let mut effect_after = false;
-        for &inst in insts.iter().rev() {
+        // The terminator stays, and its effect is not one a load would move past.
+        kept.push(term);
+        for &inst in insts[..insts.len() - 1].iter().rev() {
             let data = &func.dfg.insts[inst];
             let movable = !moved[inst]
                 && !data.has_side_effects()

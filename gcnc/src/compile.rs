@@ -476,7 +476,7 @@ fn run_pipeline(
         // VGPR spills go to scratch after the private arrays.
         let mut spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
         spilling.target = spilling.target.min(limits);
-        spilling.target.sgprs -= reserve;
+        spilling.reserved_sgprs = reserve;
         let alloc = regalloc::allocate_with(&mut mir, proc, &spilling)
             .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
         isa::encode::widen_to_vop3(&mut mir);

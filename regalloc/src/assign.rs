@@ -37,9 +37,7 @@
 //! the window and never move, so no logical value can share them; linear VGPRs that are
 //! never live at once share them (`linear_vgpr_registers`).
 
-use crate::demand::{
-    alignment, file_index, file_limit, first_fit, room_at_occupancy, Item, RegisterDemand, FILES, FILE_TYPES,
-};
+use crate::demand::{alignment, file_index, first_fit, room_at_occupancy, Item, RegisterDemand, FILES, FILE_TYPES};
 use crate::liveness::{is_phi, late_kill, Liveness};
 use crate::regset::RegSet;
 use crate::AllocError;
@@ -165,9 +163,14 @@ struct Assigner<'a> {
 /// Assigns a register to every temporary of `func` (kill flags and `live` from
 /// [`crate::liveness::analyze`]), inserting parallel copies where values move and renaming
 /// phis where they arrive at a block in different registers. Phis keep their place, now with
-/// registers; [`crate::ssa_elim`] lowers them.
-pub fn assign(func: &mut Function, live: &Liveness, proc: &Processor) -> Result<AssignStats, AllocError> {
-    let mut a = Assigner::new(func, live, proc)?;
+/// registers; [`crate::ssa_elim`] lowers them. No file goes beyond `limits`.
+pub fn assign(
+    func: &mut Function,
+    live: &Liveness,
+    proc: &Processor,
+    limits: RegisterDemand,
+) -> Result<AssignStats, AllocError> {
+    let mut a = Assigner::new(func, live, proc, limits)?;
     for b in 0..func.blocks.len() {
         a.enter_block(func, b)?;
         let insts = std::mem::take(&mut func.blocks[b].insts);
@@ -374,7 +377,12 @@ fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, sta
 }
 
 impl<'a> Assigner<'a> {
-    fn new(func: &Function, live: &'a Liveness, proc: &'a Processor) -> Result<Assigner<'a>, AllocError> {
+    fn new(
+        func: &Function,
+        live: &'a Liveness,
+        proc: &'a Processor,
+        limits: RegisterDemand,
+    ) -> Result<Assigner<'a>, AllocError> {
         let n = func.blocks.len();
         let temps = live.temp_count();
         // The windows start at the demand and cover every register fixed in a plain file.
@@ -400,7 +408,7 @@ impl<'a> Assigner<'a> {
         let lin_start = bound[1];
         let (lin_reg, lin_end) = linear_vgpr_registers(func, live, proc, lin_start);
         bound[1] = lin_end;
-        let limit = FILE_TYPES.map(|ty| file_limit(proc, ty));
+        let limit: [u16; FILES] = std::array::from_fn(|file| limits.of(file));
         for (file, ty) in FILE_TYPES.into_iter().enumerate() {
             if bound[file] > limit[file] {
                 return Err(AllocError::DemandTooHigh {

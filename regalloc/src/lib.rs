@@ -34,7 +34,7 @@ pub mod spill;
 pub mod ssa_elim;
 pub mod validate;
 
-use demand::{file_limit, RegisterDemand, RegisterUse, FILE_TYPES};
+use demand::{RegisterDemand, RegisterUse, FILE_TYPES};
 use isa::mir::Function;
 use isa::processor::Processor;
 use isa::reg::{PhysReg, RegType, Temp};
@@ -208,12 +208,15 @@ pub struct Spilling {
     pub target: RegisterDemand,
     /// Bytes of each lane's scratch before the VGPR spill area (the private arrays).
     pub scratch_base: u32,
+    /// SGPRs at the top of the file kept out of allocation altogether (the emitter's long
+    /// branches need a pair above every SGPR the kernel uses).
+    pub reserved_sgprs: u16,
 }
 
 impl Spilling {
     /// Every file's size as the target, and scratch from its start.
     pub fn new(proc: &Processor) -> Spilling {
-        Spilling { target: spill::file_limits(proc), scratch_base: 0 }
+        Spilling { target: spill::file_limits(proc), scratch_base: 0, reserved_sgprs: 0 }
     }
 }
 
@@ -224,11 +227,12 @@ const SPILL_ROUNDS: u32 = 4;
 /// [`allocate`] with the spilling of `spilling`.
 pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling) -> Result<Allocation, AllocError> {
     let input = func.clone();
-    let limits = spill::file_limits(proc);
+    let files = spill::file_limits(proc);
+    let limits = files.with(0, files.sgprs.saturating_sub(spilling.reserved_sgprs));
     let mut target = spilling.target.min(limits);
     let mut round = 0;
     loop {
-        match allocate_once(func, proc, target, spilling.scratch_base) {
+        match allocate_once(func, proc, limits, target, spilling.scratch_base) {
             Err(AllocError::DemandTooHigh { file, demand, limit, .. })
                 if round < SPILL_ROUNDS && file != RegType::Agpr =>
             {
@@ -248,13 +252,14 @@ pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling)
 fn allocate_once(
     func: &mut Function,
     proc: &Processor,
+    limits: RegisterDemand,
     target: RegisterDemand,
     scratch_base: u32,
 ) -> Result<Allocation, AllocError> {
     let live = liveness::analyze(func, proc)?;
     let (live, spilled) = spill::spill(func, live, proc, target)?;
     let before = cfg!(debug_assertions).then(|| func.clone());
-    let stats = assign::assign(func, &live, proc)?;
+    let stats = assign::assign(func, &live, proc, limits)?;
     ssa_elim::eliminate(func, proc)?;
     if let Some(before) = before {
         validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
@@ -266,7 +271,7 @@ fn allocate_once(
     alloc.moved = stats.moved;
     alloc.spills = spilled;
     for (file, used) in FILE_TYPES.into_iter().zip([alloc.sgprs, alloc.vgprs, alloc.agprs]) {
-        let limit = file_limit(proc, file);
+        let limit = limits.of(demand::file_index(file));
         if used > limit {
             return Err(AllocError::DemandTooHigh { kernel: func.name.clone(), file, demand: used, limit });
         }

@@ -1255,7 +1255,9 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         );
         // Through assignment, the validator and the lowering: a lane written and read back.
         let mut f = parse(STRAIGHT);
-        let alloc = crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 0 }).unwrap();
+        let alloc =
+            crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 0, reserved_sgprs: 0 })
+                .unwrap();
         assert_eq!(alloc.spills.sgpr_lanes, 1);
         let out = f.to_string();
         assert!(out.contains("v_writelane_b32") && out.contains("v_readlane_b32"), "{out}");
@@ -1286,7 +1288,9 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         assert_eq!(text_after[1..3], ["p_logical_start", "p_spill %1:v1(kill), 0x0"]);
         assert_eq!(text_after[6..8], ["%7:v1 = p_reload 0x0", "%5:v1 = v_add_nc_u32 %4:v1(kill), %7:v1(kill)"]);
         let mut f = parse(text);
-        let alloc = crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 16 }).unwrap();
+        let alloc =
+            crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 16, reserved_sgprs: 0 })
+                .unwrap();
         assert_eq!((alloc.spills.scratch_bytes, alloc.vgprs), (4, 2));
         let out = f.to_string();
         assert!(
@@ -1308,7 +1312,7 @@ BB0: /* logical preds:  / linear preds:  / uniform */
                 reload.ops[1] = Operand::constant(1);
             }
             let before = f.clone();
-            crate::assign::assign(&mut f, &live, proc()).unwrap();
+            crate::assign::assign(&mut f, &live, proc(), file_limits(proc())).unwrap();
             crate::ssa_elim::eliminate(&mut f, proc()).unwrap();
             let result = crate::validate::validate(&before, &f, proc());
             if corrupt {

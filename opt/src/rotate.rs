@@ -203,11 +203,14 @@ impl Rotation {
             }
         }
         let merge = func.dfg.make_block();
-        let after: Vec<Value> = values.iter().map(|&v| func.dfg.append_block_param(merge, func.dfg.value_type(v))).collect();
+        let after: Vec<Value> =
+            values.iter().map(|&v| func.dfg.append_block_param(merge, func.dfg.value_type(v))).collect();
 
         // The guard, in the preheader: the header with the preheader's arguments.
         let pre_jump = func.dfg.terminator(pre).expect("a preheader ends in a jump");
-        let InstData::Jump { dest: entry } = func.dfg.insts[pre_jump].clone() else { unreachable!("a preheader jumps") };
+        let InstData::Jump { dest: entry } = func.dfg.insts[pre_jump].clone() else {
+            unreachable!("a preheader jumps")
+        };
         for (&p, &a) in old_params.iter().zip(&entry.args) {
             self.map[p] = a.into();
         }
@@ -216,7 +219,8 @@ impl Rotation {
         func.dfg.blocks[pre].insts.extend_from_slice(&guard);
         let into = func.dfg.make_block();
         let calls = self.calls(func, &values, &args_in, &extra, merge, body);
-        let guard_branch = self.branch(func, cond, inside, BlockCall { block: into, args: Default::default() }, calls.0, term);
+        let guard_branch =
+            self.branch(func, cond, inside, BlockCall { block: into, args: Default::default() }, calls.0, term);
         func.dfg.blocks[pre].insts.push(guard_branch);
         let first = calls.1;
         let jump = func.dfg.make_inst(InstData::Jump { dest: first }, None);
@@ -305,7 +309,15 @@ impl Rotation {
 
     /// The calls of the copy under `self.map`: to `M` with every header value, and to the
     /// body's first block with the header's arguments, then the `extra` header values.
-    fn calls(&self, func: &Function, values: &[Value], args_in: &[Value], extra: &[Value], merge: Block, body: Block) -> (BlockCall, BlockCall) {
+    fn calls(
+        &self,
+        func: &Function,
+        values: &[Value],
+        args_in: &[Value],
+        extra: &[Value],
+        merge: Block,
+        body: Block,
+    ) -> (BlockCall, BlockCall) {
         let mapped = |v: &Value| {
             let v = func.dfg.resolve_aliases(*v);
             self.map[v].expand().unwrap_or(v)
@@ -317,7 +329,15 @@ impl Rotation {
 
     /// The copy under `self.map` of the header's branch `at` on `cond`: to `inside` into the
     /// body, the other way out.
-    fn branch(&self, func: &mut Function, cond: Value, inside: usize, into: BlockCall, out: BlockCall, at: Inst) -> Inst {
+    fn branch(
+        &self,
+        func: &mut Function,
+        cond: Value,
+        inside: usize,
+        into: BlockCall,
+        out: BlockCall,
+        at: Inst,
+    ) -> Inst {
         let cond = func.dfg.resolve_aliases(cond);
         let cond = self.map[cond].expand().unwrap_or(cond);
         let dests = if inside == 0 { [into, out] } else { [out, into] };

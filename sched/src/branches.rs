@@ -488,7 +488,9 @@ BB3: /* logical preds: BB1 / linear preds: BB1 / uniform */
 
     #[test]
     fn a_branch_over_a_jump_back_takes_its_place() {
-        for (cond, inverse) in [("p_cbranch_scc0 scc", "s_cbranch_scc1"), ("p_cbranch_execz exec_lo", "s_cbranch_execnz")] {
+        for (cond, inverse) in
+            [("p_cbranch_scc0 scc", "s_cbranch_scc1"), ("p_cbranch_execz exec_lo", "s_cbranch_execnz")]
+        {
             let mut f = bottom_tested(cond, false);
             let stats = simplify_branches(&mut f);
             assert_eq!(stats.inversions, 1, "{cond}");

@@ -90,42 +90,19 @@ impl State {
     }
 
     /// Merges this state into `entry`, keeping for every register the nearest pending
-    /// distance of either (out of order if either is); true if `entry` changed.
-    fn merge_into(&mut self, entry: &mut Entry, scratch: &mut Vec<(u16, u8, bool)>) -> bool {
+    /// distance of either (out of order if either is); true if `entry` changed. A register
+    /// with nothing pending here has distance NONE, above every other, and is in order.
+    fn merge_into(&self, entry: &mut Entry, scratch: &mut Vec<(u16, u8, bool)>) -> bool {
         let mut changed = false;
         for c in 0..3 {
-            self.pending[c].sort_unstable();
+            let (dist, unordered) = (&self.dist[c], &self.unordered[c]);
             let old = &entry.pending[c];
             scratch.clear();
-            let (mut i, mut j) = (0, 0);
-            let mine = &self.pending[c];
-            while i < old.len() || j < mine.len() {
-                let at = |k: usize| {
-                    let r = mine[k];
-                    (r, self.dist[c][usize::from(r)], self.unordered[c][usize::from(r)])
-                };
-                let next = match (old.get(i), mine.get(j)) {
-                    (Some(&o), Some(&m)) if o.0 == m => {
-                        let (_, d, u) = at(j);
-                        i += 1;
-                        j += 1;
-                        (o.0, o.1.min(d), o.2 | u)
-                    }
-                    (Some(&o), Some(&m)) if o.0 < m => {
-                        i += 1;
-                        o
-                    }
-                    (Some(&o), None) => {
-                        i += 1;
-                        o
-                    }
-                    _ => {
-                        j += 1;
-                        at(j - 1)
-                    }
-                };
-                scratch.push(next);
-            }
+            scratch
+                .extend(old.iter().map(|&(r, d, u)| (r, d.min(dist[usize::from(r)]), u | unordered[usize::from(r)])));
+            let fresh = self.pending[c].iter().filter(|&&r| old.binary_search_by_key(&r, |e| e.0).is_err());
+            scratch.extend(fresh.map(|&r| (r, dist[usize::from(r)], unordered[usize::from(r)])));
+            scratch.sort_unstable();
             if *scratch != entry.pending[c] {
                 std::mem::swap(scratch, &mut entry.pending[c]);
                 changed = true;

@@ -269,7 +269,7 @@ pub fn run_ir(p: &crate::gen_ir::IrProgram, config: &Config, options: &RunOption
 
 fn check_options(config: &Config, options: &RunOptions) -> CheckOptions {
     CheckOptions {
-        compile: Options { opt_level: config.opt_level, ..Options::default() },
+        compile: Options { opt_level: config.opt_level, verify: true, ..Options::default() },
         extra_seeds: if options.second_interleaving { vec![1] } else { Vec::new() },
     }
 }

@@ -32,8 +32,9 @@ pub struct Options {
     /// The stages after which each kernel is printed into [`Compiled::printed`]
     /// (`--print-after`).
     pub print_after: Stages,
-    /// Runs the IR verifier after every optimizer pass also in release builds (`--verify`;
-    /// debug builds always do).
+    /// Runs the IR verifier after every optimizer pass, and the MIR verifier after every
+    /// machine stage before register allocation, also in release builds (`--verify`; debug
+    /// builds always do).
     pub verify: bool,
     /// The waves per SIMD a kernel's register demand should leave room for when the kernel
     /// does not say (`-mwaves-per-eu=N`; its `waves_per_simd` attribute wins). See
@@ -58,6 +59,8 @@ impl Default for Options {
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
 const MACHINE_STAGES: [&str; 10] =
     ["isel", "mir_opt", "hoist", "ds_pair", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
+/// The machine stages whose MIR is in SSA form, which [`isel::mir_verify`] checks.
+const PRE_ALLOCATION_STAGES: [&str; 5] = ["isel", "mir_opt", "hoist", "ds_pair", "schedule"];
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -173,6 +176,16 @@ pub enum CompileError {
         pass: &'static str,
         /// What the verifier found.
         errors: VerifierErrors,
+    },
+    /// A machine stage left MIR that does not verify (a bug in the stage).
+    #[error("@{kernel}: internal error: the MIR after `{stage}` does not verify:\n{errors}")]
+    MirVerify {
+        /// The kernel.
+        kernel: String,
+        /// The stage.
+        stage: &'static str,
+        /// What the verifier found.
+        errors: isel::mir_verify::MirErrors,
     },
     /// Assembly failed (an internal error of an earlier stage).
     #[error("@{kernel}: {reason}")]
@@ -434,14 +447,25 @@ fn run_pipeline(
         None => (module, id),
     };
     let dumps = printed.len();
+    let verify = cfg!(debug_assertions) || options.verify;
     // A long branch needs an SGPR pair above the kernel's; when a kernel that needs one uses
     // every SGPR, the machine stages run again with a pair (then two) kept out of allocation.
     let mut reserve = 0u16;
     let (sel, mir, alloc, hazards, clause_nops, waits, delays, assembled) = loop {
-        let mut print = |stage: &'static str, mir: &isa::mir::Function| {
+        // Prints after `stage` if asked, and checks the MIR in SSA form (up to allocation)
+        // with the verifier in debug builds and with `--verify`.
+        let mut after = |stage: &'static str, mir: &isa::mir::Function| -> Result<(), CompileError> {
             if options.print_after.contains(stage) {
                 printed.push(StageDump { kernel: kernel.clone(), stage, text: mir.to_string() });
             }
+            if verify && PRE_ALLOCATION_STAGES.contains(&stage) {
+                isel::mir_verify::verify(mir).map_err(|errors| CompileError::MirVerify {
+                    kernel: kernel.clone(),
+                    stage,
+                    errors,
+                })?;
+            }
+            Ok(())
         };
         let t = Instant::now();
         let mut sel = isel::select(module, id, target)
@@ -449,28 +473,28 @@ fn run_pipeline(
         timed("isel", t);
         let empty = isa::mir::Function::new("", sel.mir.family, sel.mir.wave_size);
         let mut mir = std::mem::replace(&mut sel.mir, empty);
-        print("isel", &mir);
+        after("isel", &mir)?;
         if options.opt_level >= 1 {
             let t = Instant::now();
             isel::mir_opt::optimize(&mut mir);
             timed("mir_opt", t);
-            print("mir_opt", &mir);
+            after("mir_opt", &mir)?;
         }
         if options.opt_level >= 2 {
             let t = Instant::now();
             sched::hoist::hoist_invariants(&mut mir);
             timed("hoist", t);
-            print("hoist", &mir);
+            after("hoist", &mir)?;
         }
         if options.opt_level >= 1 {
             let t = Instant::now();
             sched::ds_pair::pair_lds(&mut mir);
             timed("ds_pair", t);
-            print("ds_pair", &mir);
+            after("ds_pair", &mir)?;
             let t = Instant::now();
             sched::schedule::schedule(&mut mir, proc, limits);
             timed("schedule", t);
-            print("schedule", &mir);
+            after("schedule", &mir)?;
         }
         let t = Instant::now();
         // VGPR spills go to scratch after the private arrays.
@@ -481,17 +505,17 @@ fn run_pipeline(
             .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
         isa::encode::widen_to_vop3(&mut mir);
         timed("regalloc", t);
-        print("regalloc", &mir);
+        after("regalloc", &mir)?;
         // Before the hazards and waits, which then count on the final instruction stream and paths.
         let t = Instant::now();
         sched::branches::simplify_branches(&mut mir);
         timed("branches", t);
-        print("branches", &mir);
+        after("branches", &mir)?;
         let t = Instant::now();
         let hazards = sched::hazards::resolve_hazards(&mut mir, target);
         isel::strip_implicit(&mut mir);
         timed("hazards", t);
-        print("hazards", &mir);
+        after("hazards", &mir)?;
         let t = Instant::now();
         let waits = sched::waitcnt::insert_waits(&mut mir);
         let clause_nops = sched::hazards::break_smem_clauses(&mut mir, target);
@@ -499,11 +523,11 @@ fn run_pipeline(
             sched::clause::insert_clauses(&mut mir, proc);
         }
         timed("waitcnt", t);
-        print("waitcnt", &mir);
+        after("waitcnt", &mir)?;
         let t = Instant::now();
         let delays = sched::delay_alu::insert_delay_alu(&mut mir);
         timed("delay_alu", t);
-        print("delay_alu", &mir);
+        after("delay_alu", &mir)?;
         let t = Instant::now();
         match emit::assemble::assemble(&mir, proc.sgprs, options.text) {
             Ok(assembled) => {

@@ -240,13 +240,30 @@ pub(super) fn after_branch(
     arrive(ctx, Edge { block: j, args: exit.args }, stop)
 }
 
-/// The exits of an arm as one (merged in a new block if there are several).
+/// The exits of an arm as one (merged in a new block if there are several), in the last
+/// block: selection goes on there, and a conditional branch falls through to the block made
+/// next.
 fn one_exit(ctx: &mut Ctx<'_>, mut exits: Vec<Exit>, join: Block) -> Result<Option<Exit>, IselError> {
     match exits.len() {
         0 => Ok(None),
-        1 => Ok(exits.pop()),
+        1 => Ok(exits.pop().map(|exit| to_last_block(ctx, exit))),
         _ => merge(ctx, exits, join).map(Some),
     }
+}
+
+/// `exit`, moved by a branch into a new block when blocks were made after it (a then arm
+/// whose else arm escapes: the else arm's blocks follow the then arm's end).
+fn to_last_block(ctx: &mut Ctx<'_>, exit: Exit) -> Exit {
+    if exit.block as usize + 1 == ctx.mir.blocks.len() {
+        return exit;
+    }
+    let b = ctx.new_block();
+    end_block(ctx, exit.block, true);
+    link(ctx, exit.block, b);
+    ctx.mir.add_logical_edge(exit.block, b);
+    ctx.cur = b;
+    ctx.marker(Opcode::PLogicalStart);
+    Exit { block: b, ..exit }
 }
 
 /// Joins the exits of uniform control flow into a new block with phis for `join`'s

@@ -83,20 +83,6 @@ fn lower(func: &Function, b: usize, inst: &Inst) -> Result<Option<Placed>, EmitE
     Ok(Some(Placed { inst: branch, target: Some(target()?) }))
 }
 
-/// The branch on the opposite condition, for the short branch over a long jump.
-fn inverted(op: Opcode) -> Option<Opcode> {
-    use Opcode::*;
-    Some(match op {
-        SCbranchScc0 => SCbranchScc1,
-        SCbranchScc1 => SCbranchScc0,
-        SCbranchVccz => SCbranchVccnz,
-        SCbranchVccnz => SCbranchVccz,
-        SCbranchExecz => SCbranchExecnz,
-        SCbranchExecnz => SCbranchExecz,
-        _ => return None,
-    })
-}
-
 /// The long form of the branch `op` through the SGPR pair `pair`, `offset` bytes from the
 /// address after `s_getpc_b64` to the target (see the module comment).
 fn long_jump(op: Opcode, pair: PhysReg, offset: i64) -> Result<Vec<Inst>, EmitError> {
@@ -105,7 +91,7 @@ fn long_jump(op: Opcode, pair: PhysReg, offset: i64) -> Result<Vec<Inst>, EmitEr
     let s1 = |r: PhysReg| Operand::phys(r, RegClass::S1);
     let mut out = Vec::with_capacity(5);
     if op != Opcode::SBranch {
-        let skip = inverted(op).ok_or(EmitError::NoLongForm { name: op.name(isa::opcode::Family::Gfx11) })?;
+        let skip = op.inverted_branch().ok_or(EmitError::NoLongForm { name: op.name(isa::opcode::Family::Gfx11) })?;
         out.push(Inst::new(skip, &[], &[]));
     }
     out.push(Inst::new(Opcode::SGetpcB64, &[Def::phys(pair, RegClass::S2)], &[]));

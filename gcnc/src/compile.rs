@@ -366,7 +366,7 @@ fn optimize(
     let calls = |f: &Function| f.insts_in_layout().any(|(_, i)| matches!(f.dfg.insts[i], InstData::Call { .. }));
     // A kernel with calls (from IR: the front ends inline helpers) is selected as written, so
     // selection reports the calls rather than the optimizer seeing a kernel without its callees.
-    if opt::pipeline(options.opt_level).0.is_empty() || calls(&module.functions[id]) {
+    if opt::pipeline(options.opt_level).is_empty() || calls(&module.functions[id]) {
         return Ok(None);
     }
     let mut func = module.functions[id].clone();

@@ -281,6 +281,8 @@ fn print_after_prints_before_a_failing_stage() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     let headers: Vec<&str> = err.lines().filter(|l| l.starts_with("; @k after")).collect();
+    // One round, which changes nothing; after the rounds folding is not run again (it found
+    // nothing to do in a function nothing changed since).
     assert_eq!(headers, ["; @k after fold"], "{err}");
     let (dump, error) = (err.find("; @k after fold").unwrap(), err.find("error:").expect("an error"));
     assert!(dump < error, "the dump comes before the error:\n{err}");

@@ -475,6 +475,22 @@ impl Opcode {
             || matches!(self, Opcode::PBranch | Opcode::PCbranchExecz | Opcode::PCbranchScc0 | Opcode::SEndpgm)
     }
 
+    /// The branch on the opposite condition to the same target, for a conditional branch
+    /// (the pseudo-branches' inverses are real branches, which read the same implicit
+    /// operand); `None` for any other instruction.
+    pub fn inverted_branch(self) -> Option<Opcode> {
+        use Opcode::*;
+        Some(match self {
+            SCbranchScc0 | PCbranchScc0 => SCbranchScc1,
+            SCbranchScc1 => SCbranchScc0,
+            SCbranchVccz => SCbranchVccnz,
+            SCbranchVccnz => SCbranchVccz,
+            SCbranchExecz | PCbranchExecz => SCbranchExecnz,
+            SCbranchExecnz => SCbranchExecz,
+            _ => return None,
+        })
+    }
+
     /// Whether this pseudo-instruction only marks a point of the program and becomes nothing
     /// in the code: `p_startpgm` (the inputs, in their registers already) and the bounds of a
     /// block's logical part. The last stages see no other pseudo-instructions but branches.

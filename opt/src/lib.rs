@@ -18,10 +18,15 @@
 //!  -O1  fold → reassociate → simplify_cfg → scalar_replace → gvn → load_elim → dce, once
 //!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → load_elim → licm → unroll →
 //!       scalar_replace → dce, repeated while it changes something (at most 4 rounds)
+//!       then once: rotate → fold → simplify_cfg → sink → dce
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
 //! A pass that found nothing to do is skipped until another pass changes the function.
+//!
+//! Rotation comes after the rounds: unrolling and code motion look for loops tested at the
+//! top (a rotated loop's guard is no preheader), and the rotated form is what isel compiles
+//! best, one branch per iteration.
 //!
 //! Loads of writable memory are merged and forwarded by `load_elim` and hoisted by `licm`
 //! under the alias rules of `alias` (`&mut [T]` buffers overlap nothing else; data races are
@@ -32,8 +37,7 @@
 //! a select per element, do not make a loop too large to unroll first. The next round's
 //! folding and value numbering clean up after it.
 //!
-//! Not built yet (issue 12): loop rotation, strength reduction and partial unrolling, dead
-//! store elimination.
+//! Not built yet (issue 12): strength reduction, partial unrolling, dead store elimination.
 #![deny(missing_docs)]
 
 mod alias;
@@ -45,8 +49,10 @@ pub mod licm;
 pub mod load_elim;
 pub mod reassociate;
 mod rewrite;
+pub mod rotate;
 pub mod scalar_replace;
 pub mod simplify_cfg;
+pub mod sink;
 pub mod unroll;
 
 use frontend_ir::Function;
@@ -70,10 +76,24 @@ const LICM: Pass = Pass { name: "licm", run: licm::licm };
 const UNROLL: Pass = Pass { name: "unroll", run: unroll::unroll };
 const SCALAR_REPLACE: Pass = Pass { name: "scalar_replace", run: scalar_replace::scalar_replace };
 const DCE: Pass = Pass { name: "dce", run: dce::dce };
+const ROTATE: Pass = Pass { name: "rotate", run: rotate::rotate };
+const SINK: Pass = Pass { name: "sink", run: sink::sink };
 
-/// Every pass, in the order a round of `-O2` runs them.
-pub const PASSES: [Pass; 10] =
+/// A round of `-O2`, in order.
+const ROUND: [Pass; 10] =
     [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE];
+
+/// What `-O2` and `-O3` run once after their rounds: the loops take their final shape (after
+/// unrolling and code motion, which look for loops tested at the top), folding decides the
+/// guards of loops that run at least once, CFG simplification removes them and merges the
+/// blocks rotation leaves in a chain, sinking moves what one successor alone needs into it
+/// (into a rotated loop's guarded preheader too, once the CFG is final), and dead code
+/// elimination drops the header values the rotated loops do not read.
+const FINAL: [Pass; 5] = [ROTATE, FOLD, SIMPLIFY_CFG, SINK, DCE];
+
+/// Every pass: a round of `-O2`, then the passes of [`FINAL`] that no round runs.
+pub const PASSES: [Pass; 12] =
+    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE, ROTATE, SINK];
 
 /// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling, with
 /// scalar replacement before value numbering, which merges the compares and constants it makes.
@@ -93,14 +113,32 @@ const O3: [Pass; 10] = [
     DCE,
 ];
 
-/// What `-O<level>` runs: the passes of one round, and how many rounds at most (a round
-/// repeats only while some pass of the previous one changed the function).
-pub fn pipeline(level: u8) -> (&'static [Pass], u32) {
+/// What one `-O` level runs.
+#[derive(Copy, Clone, Debug)]
+pub struct Pipeline {
+    /// The passes of one round.
+    pub round: &'static [Pass],
+    /// How many rounds at most (a round repeats only while some pass of the previous one
+    /// changed the function).
+    pub rounds: u32,
+    /// The passes run once after the rounds.
+    pub last: &'static [Pass],
+}
+
+/// What `-O<level>` runs.
+pub fn pipeline(level: u8) -> Pipeline {
     match level {
-        0 => (&[], 0),
-        1 => (&CHEAP, 1),
-        2 => (&PASSES, 4),
-        _ => (&O3, 4),
+        0 => Pipeline { round: &[], rounds: 0, last: &[] },
+        1 => Pipeline { round: &CHEAP, rounds: 1, last: &[] },
+        2 => Pipeline { round: &ROUND, rounds: 4, last: &FINAL },
+        _ => Pipeline { round: &O3, rounds: 4, last: &FINAL },
+    }
+}
+
+impl Pipeline {
+    /// Whether the level runs no pass.
+    pub fn is_empty(&self) -> bool {
+        self.round.is_empty() && self.last.is_empty()
     }
 }
 
@@ -108,35 +146,51 @@ pub fn pipeline(level: u8) -> (&'static [Pass], u32) {
 /// `--print-after`), and leaves it canonical (values numbered in layout order). Returns
 /// whether anything changed.
 pub fn optimize(func: &mut Function, level: u8, after: &mut dyn FnMut(&'static str, &Function)) -> bool {
-    let (passes, rounds) = pipeline(level);
-    // Runs counted across rounds: the run after which the function last changed, and for each
-    // pass the run at which it last found nothing to do. A pass is deterministic, so one that
-    // found nothing to do in a function nothing changed since finds nothing again: it is
-    // skipped (most of the last round, which only confirms the fixpoint).
-    let mut run = 0usize;
-    let mut last_change: Option<usize> = None;
-    let mut clean_at: Vec<Option<usize>> = vec![None; passes.len()];
-    for _ in 0..rounds {
-        let mut changed = false;
-        for (k, pass) in passes.iter().enumerate() {
-            if clean_at[k].is_some_and(|at| last_change.is_none_or(|c| at > c)) {
-                continue;
-            }
-            run += 1;
-            if (pass.run)(func) {
-                func.canonicalize();
-                last_change = Some(run);
-                changed = true;
-            } else {
-                clean_at[k] = Some(run);
-            }
-            after(pass.name, func);
-        }
-        if !changed {
+    let pipeline = pipeline(level);
+    let mut runner = Runner::default();
+    for _ in 0..pipeline.rounds {
+        if !runner.run(pipeline.round, func, after) {
             break;
         }
     }
-    last_change.is_some()
+    runner.run(pipeline.last, func, after);
+    runner.last_change.is_some()
+}
+
+/// Runs passes, counting the runs: the run after which the function last changed, and for
+/// each pass (by name) the run at which it last found nothing to do. A pass is deterministic,
+/// so one that found nothing to do in a function nothing changed since finds nothing again:
+/// it is skipped (most of the last round, which only confirms the fixpoint).
+#[derive(Default)]
+struct Runner {
+    runs: usize,
+    last_change: Option<usize>,
+    clean_at: Vec<(&'static str, usize)>,
+}
+
+impl Runner {
+    /// Runs `passes` once over `func` in order, canonicalizing after each that changed it;
+    /// returns whether any did.
+    fn run(&mut self, passes: &[Pass], func: &mut Function, after: &mut dyn FnMut(&'static str, &Function)) -> bool {
+        let mut changed = false;
+        for pass in passes {
+            let clean = self.clean_at.iter().find(|(name, _)| *name == pass.name).map(|&(_, at)| at);
+            if clean.is_some_and(|at| self.last_change.is_none_or(|c| at > c)) {
+                continue;
+            }
+            self.runs += 1;
+            self.clean_at.retain(|(name, _)| *name != pass.name);
+            if (pass.run)(func) {
+                func.canonicalize();
+                self.last_change = Some(self.runs);
+                changed = true;
+            } else {
+                self.clean_at.push((pass.name, self.runs));
+            }
+            after(pass.name, func);
+        }
+        changed
+    }
 }
 
 #[cfg(test)]
@@ -144,7 +198,8 @@ mod tests {
     use super::*;
 
     fn names(level: u8) -> Vec<&'static str> {
-        pipeline(level).0.iter().map(|p| p.name).collect()
+        let p = pipeline(level);
+        p.round.iter().chain(p.last).map(|p| p.name).collect()
     }
 
     #[test]
@@ -152,6 +207,12 @@ mod tests {
         // Only the unrolling budget differs (`-O3` once lost code motion and dead code, and
         // unrolled twice, from a slice of the wrong bounds).
         assert_eq!(names(3), names(2));
-        assert_eq!(names(2), PASSES.map(|p| p.name));
+        // Every pass runs at -O2, and every pass it runs is listed once.
+        let mut listed: Vec<_> = PASSES.map(|p| p.name).to_vec();
+        let mut run = names(2);
+        listed.sort_unstable();
+        run.sort_unstable();
+        run.dedup();
+        assert_eq!(run, listed);
     }
 }

@@ -16,11 +16,11 @@
 //! outer one too; each loop's blocks are visited once, in reverse postorder.
 
 use crate::alias::{ClassSet, MemoryClasses};
-use crate::rewrite::{is_invariant_load, is_wave_op, resolve_operands};
+use crate::rewrite::{is_invariant_load, is_wave_op, preheader, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
-use frontend_ir::loops::{Loop, LoopAnalysis};
+use frontend_ir::loops::LoopAnalysis;
 use frontend_ir::{Block, Function, Inst, InstData, Value};
 
 /// Hoists the loop-invariant instructions of `func`; true if any moved.
@@ -73,19 +73,6 @@ pub fn licm(func: &mut Function) -> bool {
         }
     }
     changed
-}
-
-/// The preheader of `lp`: the header's only predecessor outside the loop, when it ends in a
-/// jump to the header.
-fn preheader(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, lp: Loop) -> Option<Block> {
-    let header = loops.header(lp);
-    let mut outside = cfg.preds(header).iter().filter(|&&p| !loops.contains(lp, p));
-    let p = *outside.next()?;
-    if outside.any(|&q| q != p) {
-        return None;
-    }
-    let term = func.dfg.terminator(p)?;
-    matches!(&func.dfg.insts[term], InstData::Jump { dest } if dest.block == header).then_some(p)
 }
 
 /// Whether `inst` may run once before the loop instead of in each iteration (its operands

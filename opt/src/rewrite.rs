@@ -1,10 +1,12 @@
 //! What the passes share: reading constants, replacing a value by another, making a new
 //! instruction where an old one stands, which instructions observe the active lanes of a wave,
-//! which loads read memory that never changes, how large an instruction becomes in machine
+//! which loads read memory that never changes, a loop's preheader, how large an instruction becomes in machine
 //! code, and the dominator-tree walk with a scoped table that value numbering uses.
 
 use foldhash::fast::FixedState;
+use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
+use frontend_ir::loops::{Loop, LoopAnalysis};
 use frontend_ir::{AddrSpace, BinaryOp, Block, DataFlowGraph, Function, Inst, InstData, Type, Value, ValueDef};
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -145,4 +147,17 @@ pub(crate) fn machine_size(dfg: &DataFlowGraph, data: &InstData) -> u32 {
 pub(crate) fn is_commutative(op: BinaryOp) -> bool {
     use BinaryOp::*;
     matches!(op, Add | Mul | And | Or | Xor | Smin | Smax | Umin | Umax | UmulHi | SmulHi)
+}
+
+/// The preheader of `lp`: the header's only predecessor outside the loop, when it ends in a
+/// jump to the header.
+pub(crate) fn preheader(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, lp: Loop) -> Option<Block> {
+    let header = loops.header(lp);
+    let mut outside = cfg.preds(header).iter().filter(|&&p| !loops.contains(lp, p));
+    let p = *outside.next()?;
+    if outside.any(|&q| q != p) {
+        return None;
+    }
+    let term = func.dfg.terminator(p)?;
+    matches!(&func.dfg.insts[term], InstData::Jump { dest } if dest.block == header).then_some(p)
 }

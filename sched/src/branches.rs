@@ -1,7 +1,7 @@
 //! Branch cleanup on allocated MIR: the control flow that exec-mask lowering leaves behind and
 //! that nothing needs once registers are assigned, removed as LLVM's branch folding and
 //! `SIPreEmitPeephole` remove it. The blocks are visited from the last to the first, so each
-//! block sees the ones after it in their final form, and three rewrites apply:
+//! block sees the ones after it in their final form, and four rewrites apply:
 //!
 //! - *jumps*: an unconditional branch to the next block that holds an instruction (only blocks
 //!   that hold none, such as an if's empty linear-only blocks, lie between) goes, and its block
@@ -20,7 +20,12 @@
 //!   holds by then; this pass runs before they exist.) Without lanes, vector operations write
 //!   nothing, and scalar ones write registers that hold nothing live on the skip's path:
 //!   what is live where the skip lands is live at the end of the region, which goes there
-//!   too, so register allocation kept it out of what the region writes.
+//!   too, so register allocation kept it out of what the region writes;
+//! - *inversions*: a conditional branch over a block that only jumps elsewhere (a loop's
+//!   latch: `s_cbranch_scc0 EXIT` then `s_branch HEADER`, isel's shape for a loop's test at
+//!   the bottom) takes the opposite condition and the jump's target (`s_cbranch_scc1
+//!   HEADER`), and the jump goes, when nothing else enters its block: one branch instead of
+//!   two where the loop continues.
 //!
 //! The pass runs after register allocation, whose phi copies decide which blocks are empty,
 //! and before the hazard pass (a removal after it could close a wait-state gap it counted on)
@@ -50,6 +55,8 @@ pub struct BranchStats {
     pub flips: u32,
     /// `s_cbranch_execz` over a region that runs as well with no lane active.
     pub skips: u32,
+    /// Conditional branches over a jump, inverted to take the jump's place.
+    pub inversions: u32,
 }
 
 /// How a block ends.
@@ -59,6 +66,8 @@ enum End {
     Jump(usize),
     /// A branch to this block when EXEC is zero.
     Execz(usize),
+    /// A branch to this block on another condition.
+    Cond(usize),
     /// Another branch, or the end of the program.
     Other,
 }
@@ -71,6 +80,7 @@ fn end_of(inst: &Inst) -> Option<End> {
     Some(match (inst.opcode, inst.fields.target) {
         (Opcode::PBranch | Opcode::SBranch, Some(t)) => End::Jump(t as usize),
         (Opcode::PCbranchExecz | Opcode::SCbranchExecz, Some(t)) => End::Execz(t as usize),
+        (op, Some(t)) if op.inverted_branch().is_some() => End::Cond(t as usize),
         _ => End::Other,
     })
 }
@@ -107,14 +117,47 @@ pub fn simplify_branches(func: &mut Function) -> BranchStats {
                     if t != b + 1 {
                         remove_edge(func, b, t);
                     }
+                } else if invert(func, &next, b, t) {
+                    stats.inversions += 1;
                 }
             }
+            Some(End::Cond(t)) if b < t && invert(func, &next, b, t) => stats.inversions += 1,
             _ => {}
         }
         let empty = func.blocks[b].insts.iter().all(|i| i.opcode.is_marker());
         next[b] = if empty { fall } else { b };
     }
     stats
+}
+
+/// Inverts the conditional branch that ends block `b` (to block `t`) when the next block that
+/// holds an instruction holds only a jump, only `b` falls into it, and it is followed, across
+/// empty blocks, by where `t` leads: the branch takes the opposite condition and the jump's
+/// target, and the jump's block falls through to `t`. True if it did.
+fn invert(func: &mut Function, next: &[usize], b: usize, t: usize) -> bool {
+    let n = func.blocks.len();
+    let c = next[b + 1];
+    if c >= n || next[c + 1] != next[t] || (b + 1..=c).any(|k| func.blocks[k].linear_preds[..] != [k as u32 - 1]) {
+        return false;
+    }
+    let mut code = func.blocks[c].insts.iter().filter(|i| !i.opcode.is_marker());
+    let (Some(jump), None) = (code.next(), code.next()) else { return false };
+    let Some(End::Jump(u)) = end_of(jump).filter(|&e| e != End::Jump(t)) else { return false };
+    let branch = func.blocks[b].insts.last_mut().expect("a block that ends in a branch");
+    let Some(op) = branch.opcode.inverted_branch() else { return false };
+    branch.opcode = op;
+    branch.fields.target = Some(u as u32);
+    let at = func.blocks[c].insts.iter().rposition(|i| !i.opcode.is_marker()).expect("the jump");
+    func.blocks[c].insts.remove(at);
+    remove_edge(func, c, u);
+    func.add_linear_edge(c as u32, c as u32 + 1);
+    if t != b + 1 {
+        remove_edge(func, b, t);
+    }
+    // A conditional branch's linear successors: its target, then the next block.
+    func.blocks[b].linear_succs.insert(0, u as u32);
+    func.blocks[u].linear_preds.push(b as u32);
+    true
 }
 
 /// Removes the linear edge `from -> to`.
@@ -295,7 +338,7 @@ BB6: /* logical preds: BB1, BB4 / linear preds: BB4, BB5 / uniform */
     fn jumps_over_empty_blocks_go_and_their_blocks_fall_through() {
         let mut f = if_else("  v1 = ds_load_b32 v0", "", "  v2 = ds_load_b32 v0", "");
         let stats = simplify_branches(&mut f);
-        assert_eq!(stats, BranchStats { jumps: 4, flips: 0, skips: 0 });
+        assert_eq!(stats, BranchStats { jumps: 4, flips: 0, skips: 0, inversions: 0 });
         let kept = [
             vec!["s_and_saveexec_b32", "p_cbranch_execz"],
             vec!["ds_load_b32"],
@@ -331,7 +374,7 @@ BB6: /* logical preds: BB1, BB4 / linear preds: BB4, BB5 / uniform */
     fn the_flip_before_an_empty_else_arm_goes_with_its_branch() {
         let mut f = if_else("  v1 = ds_load_b32 v0", "", "", "  v2 = v_mov_b32 v1");
         let stats = simplify_branches(&mut f);
-        assert_eq!(stats, BranchStats { jumps: 4, flips: 1, skips: 0 });
+        assert_eq!(stats, BranchStats { jumps: 4, flips: 1, skips: 0, inversions: 0 });
         assert_eq!(opcodes(&f)[3], Vec::<&str>::new());
         assert_eq!(opcodes(&f)[6], ["s_mov_b32", "v_mov_b32", "s_endpgm"], "the restore stays");
         assert_eq!(edges(&f)[3], (vec![4], vec![2]));
@@ -417,5 +460,55 @@ BB2: /* logical preds: BB1 / linear preds: BB0, BB1 / uniform */
 ";
         let mut f = parse_function(text, Family::Gfx11).unwrap();
         assert_eq!(simplify_branches(&mut f), BranchStats::default());
+    }
+
+    /// A loop tested at the bottom as isel lowers it, wave32, registers assigned: the test
+    /// ends the body with a branch out on `cond` (`p_cbranch_scc0` or `p_cbranch_execz`) and
+    /// a block that jumps back to the header; `extra` adds a second way into that block.
+    fn bottom_tested(cond: &str, extra: bool) -> Function {
+        let entry_branch = if extra { "  p_cbranch_scc0 scc target:BB2\n" } else { "" };
+        let text = format!(
+            "function k (wave32):
+BB0: /* logical preds:  / linear preds:  / uniform */
+  s2 = s_mov_b32 0x0
+  scc = s_cmp_lg_u32 s3, 0x0
+{entry_branch}BB1: /* logical preds: BB0, BB2 / linear preds: BB0, BB2 / loop header */
+  s2, scc = s_add_u32 s2, 0x1
+  scc = s_cmp_lg_u32 s2, 0x8
+  {cond} target:BB3
+BB2: /* logical preds: BB1 / linear preds: {} / uniform */
+  p_branch target:BB1
+BB3: /* logical preds: BB1 / linear preds: BB1 / uniform */
+  s_endpgm
+",
+            if extra { "BB0, BB1" } else { "BB1" }
+        );
+        parse_function(&text, Family::Gfx11).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn a_branch_over_a_jump_back_takes_its_place() {
+        for (cond, inverse) in
+            [("p_cbranch_scc0 scc", "s_cbranch_scc1"), ("p_cbranch_execz exec_lo", "s_cbranch_execnz")]
+        {
+            let mut f = bottom_tested(cond, false);
+            let stats = simplify_branches(&mut f);
+            assert_eq!(stats.inversions, 1, "{cond}");
+            assert_eq!(opcodes(&f)[1], ["s_add_u32", "s_cmp_lg_u32", inverse]);
+            assert_eq!(f.blocks[1].insts[2].fields.target, Some(1), "the branch goes back to the header");
+            assert_eq!(opcodes(&f)[2], Vec::<&str>::new());
+            assert_eq!(edges(&f)[1], (vec![1, 2], vec![0, 1]));
+            assert_eq!(edges(&f)[2], (vec![3], vec![1]));
+            assert_eq!(edges(&f)[3], (vec![], vec![2]));
+        }
+    }
+
+    #[test]
+    fn a_jump_another_block_enters_stays() {
+        let mut f = bottom_tested("p_cbranch_scc0 scc", true);
+        let stats = simplify_branches(&mut f);
+        assert_eq!(stats.inversions, 0);
+        assert_eq!(opcodes(&f)[1], ["s_add_u32", "s_cmp_lg_u32", "p_cbranch_scc0"]);
+        assert_eq!(opcodes(&f)[2], ["p_branch"]);
     }
 }

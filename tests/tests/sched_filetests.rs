@@ -26,10 +26,11 @@ fn run(input: &str) -> String {
         let clauses = sched::clause::insert_clauses(&mut mir, target.processor());
         let delays = sched::delay_alu::insert_delay_alu(&mut mir);
         out.push_str(&format!(
-            "{line}: {} jumps, {} flips, {} skips removed; {} waits, {} nops, {} depctrs, {clauses} clauses, {} delays ({} folded)\n",
+            "{line}: {} jumps, {} flips, {} skips removed, {} inverted; {} waits, {} nops, {} depctrs, {clauses} clauses, {} delays ({} folded)\n",
             branches.jumps,
             branches.flips,
             branches.skips,
+            branches.inversions,
             waits.waits,
             hazards.nops + clause_nops,
             hazards.depctrs,

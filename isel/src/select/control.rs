@@ -235,24 +235,25 @@ pub(super) fn after_branch(
         return Ok(Step::Exits(exits));
     }
     let exit = one_exit(ctx, exits, j)?.expect("exits were given");
+    let exit = to_last_block(ctx, exit);
     ctx.cur = exit.block;
     ctx.masks.flow = exit.flow;
     arrive(ctx, Edge { block: j, args: exit.args }, stop)
 }
 
-/// The exits of an arm as one (merged in a new block if there are several), in the last
-/// block: selection goes on there, and a conditional branch falls through to the block made
-/// next.
+/// The exits of an arm as one (merged in a new block if there are several).
 fn one_exit(ctx: &mut Ctx<'_>, mut exits: Vec<Exit>, join: Block) -> Result<Option<Exit>, IselError> {
     match exits.len() {
         0 => Ok(None),
-        1 => Ok(exits.pop().map(|exit| to_last_block(ctx, exit))),
+        1 => Ok(exits.pop()),
         _ => merge(ctx, exits, join).map(Some),
     }
 }
 
 /// `exit`, moved by a branch into a new block when blocks were made after it (a then arm
-/// whose else arm escapes: the else arm's blocks follow the then arm's end).
+/// whose else arm escapes: the else arm's blocks follow the then arm's end), so that the
+/// code selected next, whose conditional branches fall through to the block made next, is in
+/// the last block.
 fn to_last_block(ctx: &mut Ctx<'_>, exit: Exit) -> Exit {
     if exit.block as usize + 1 == ctx.mir.blocks.len() {
         return exit;

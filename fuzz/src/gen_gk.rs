@@ -28,6 +28,11 @@ const READ_SLOTS: u32 = 4;
 const INPUT_LEN: [u32; 2] = [64, 256];
 /// Elements of the atomics buffer: 8 per operation.
 const ATOMIC_LEN: u32 = 8 * AtomicOp::ALL.len() as u32;
+/// The trip-count bounds of the long loops (many of them even, so that partial unrolling has
+/// a factor; a `for` loop's start is 0 to 3).
+const LONG_BOUNDS: [u32; 6] = [8, 12, 16, 24, 33, 64];
+/// The deepest loop nest.
+const MAX_LOOP_NESTING: u32 = 4;
 /// One program in this many is big enough to need long branches.
 const BIG_ONE_IN: u64 = 500;
 /// Statements of a big program's straight-line block (about 40 instruction words each).
@@ -400,7 +405,7 @@ impl Gen {
             12,                                                                         // let
             if has_mut { 18 } else { 0 },                                               // assign
             if can_nest { 12 } else { 0 },                                              // if
-            if can_nest && self.loops < 4 { 12 } else { 0 },                            // loop
+            if can_nest && self.loops < MAX_LOOP_NESTING { 12 } else { 0 },             // loop
             if in_loop { 8 } else { 0 },                                                // break / continue
             if !self.uniform_only && (self.depth > 0 || !kernel) { 4 } else { 0 },      // return
             if kernel { 8 } else { 0 },                                                 // out
@@ -569,8 +574,20 @@ impl Gen {
     }
 
     fn loop_stmt(&mut self) -> Vec<Stmt> {
-        let bound = 1 + self.rng.below(if self.loops < 2 { 4 } else { 3 }) as u32;
+        // Now and then an outermost loop runs long enough that full unrolling leaves it to
+        // partial unrolling (a constant trip count with a small body); no loop nests in it,
+        // which keeps the emulator's work per program about what it was.
+        let long = self.loops == 0 && self.rng.chance(20);
+        let bound = if long {
+            self.rng.pick(&LONG_BOUNDS)
+        } else {
+            1 + self.rng.below(if self.loops < 2 { 4 } else { 3 }) as u32
+        };
         let uniform = self.uniform_only || self.rng.chance(30);
+        let nesting = self.loops;
+        if long {
+            self.loops = MAX_LOOP_NESTING;
+        }
         self.loops += 1;
         let s = match self.rng.below(3) {
             0 => {
@@ -606,7 +623,7 @@ impl Gen {
                 Stmt::Loop { counter, bound, body }
             }
         };
-        self.loops -= 1;
+        self.loops = nesting;
         vec![s]
     }
 

@@ -18,7 +18,8 @@
 //!  -O1  fold → reassociate → simplify_cfg → scalar_replace → gvn → load_elim → dce, once
 //!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → load_elim → licm → unroll →
 //!       scalar_replace → dce, repeated while it changes something (at most 4 rounds)
-//!       then once: rotate → fold → simplify_cfg → sink → dce
+//!       then once: unroll_partial → fold → reassociate → gvn → load_elim → rotate → fold →
+//!       simplify_cfg → sink → dce
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
@@ -37,7 +38,7 @@
 //! a select per element, do not make a loop too large to unroll first. The next round's
 //! folding and value numbering clean up after it.
 //!
-//! Not built yet (issue 12): strength reduction, partial unrolling, dead store elimination.
+//! Not built yet (issue 12): strength reduction, dead store elimination.
 #![deny(missing_docs)]
 
 mod alias;
@@ -78,22 +79,34 @@ const SCALAR_REPLACE: Pass = Pass { name: "scalar_replace", run: scalar_replace:
 const DCE: Pass = Pass { name: "dce", run: dce::dce };
 const ROTATE: Pass = Pass { name: "rotate", run: rotate::rotate };
 const SINK: Pass = Pass { name: "sink", run: sink::sink };
+const UNROLL_PARTIAL: Pass = Pass { name: "unroll_partial", run: unroll::unroll_partially };
 
 /// A round of `-O2`, in order.
 const ROUND: [Pass; 10] =
     [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE];
 
 /// What `-O2` and `-O3` run once after their rounds: the loops take their final shape (after
-/// unrolling and code motion, which look for loops tested at the top), folding decides the
-/// guards of loops that run at least once, CFG simplification removes them and merges the
-/// blocks rotation leaves in a chain, sinking moves what one successor alone needs into it
-/// (into a rotated loop's guarded preheader too, once the CFG is final), and dead code
-/// elimination drops the header values the rotated loops do not read.
-const FINAL: [Pass; 5] = [ROTATE, FOLD, SIMPLIFY_CFG, SINK, DCE];
+/// full unrolling and code motion, which look for loops tested at the top): partial unrolling
+/// of the small loops that full unrolling left (once, since an unrolled body could be unrolled
+/// again), folding, reassociation, value numbering and load elimination over its copies (the
+/// counter's steps become constant offsets, and a copy reads what the one before stored),
+/// rotation, folding deciding the guards of loops that run at least once, CFG simplification
+/// removing them and merging the blocks rotation leaves in a chain, sinking moving what one
+/// successor alone needs into it (into a rotated loop's guarded preheader too, once the CFG is
+/// final), and dead code elimination dropping the header values the rotated loops do not read.
+const FINAL: [Pass; 10] = [UNROLL_PARTIAL, FOLD, REASSOCIATE, GVN, LOAD_ELIM, ROTATE, FOLD, SIMPLIFY_CFG, SINK, DCE];
 
 /// Every pass: a round of `-O2`, then the passes of [`FINAL`] that no round runs.
-pub const PASSES: [Pass; 12] =
-    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE, ROTATE, SINK];
+pub const PASSES: [Pass; 13] = {
+    let after = [UNROLL_PARTIAL, ROTATE, SINK];
+    let mut all = [FOLD; 13];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < ROUND.len() { ROUND[i] } else { after[i - ROUND.len()] };
+        i += 1;
+    }
+    all
+};
 
 /// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling, with
 /// scalar replacement before value numbering, which merges the compares and constants it makes.

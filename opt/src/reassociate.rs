@@ -18,7 +18,9 @@
 //! ```
 //!
 //! A rewrite that would leave the inner operation alive beside the new one (an inner value
-//! with another use) is not made, so no rewrite adds work. Constants are computed by the
+//! with another use) is not made, so no rewrite adds work; `(x + c1) + c2` is rewritten
+//! whatever else reads `x + c1`, since it makes no new instruction (and a chain of counter
+//! steps becomes steps from one value). Constants are computed by the
 //! interpreter's own arithmetic ([`frontend_ir::interp::eval`]).
 
 use crate::rewrite::{constant, is_commutative, make_at, resolve_operands};
@@ -119,13 +121,16 @@ impl Rewriter<'_> {
                     self.set(InstData::Binary { op: BinaryOp::Add, args: [a, neg] });
                     return true;
                 }
+                if op == BinaryOp::Add {
+                    // Reads `x` in place of `x + c1` without a new instruction, so whatever
+                    // else reads `x + c1` (the counters of an unrolled loop's copies do).
+                    let Some((x, k1)) = self.sum_with_constant(a) else { return false };
+                    let k = self.int_const(ty, eval::binary(op, ty, k1, k));
+                    self.set(InstData::Binary { op, args: [x, k] });
+                    return true;
+                }
                 let Some((x, k1)) = self.plus_constant(a) else { return false };
                 match op {
-                    BinaryOp::Add => {
-                        let k = self.int_const(ty, eval::binary(op, ty, k1, k));
-                        self.set(InstData::Binary { op, args: [x, k] });
-                        true
-                    }
                     BinaryOp::Mul | BinaryOp::Shl => {
                         let scaled = self.emit(InstData::Binary { op, args: [x, b] }, ty);
                         let k = self.int_const(ty, eval::binary(op, ty, k1, k));
@@ -168,11 +173,16 @@ impl Rewriter<'_> {
 
     /// When `v` is `x + c` used only here: `x` and `c`.
     fn plus_constant(&self, v: Value) -> Option<(Value, u64)> {
+        self.sum_with_constant(v).filter(|_| self.uses[v] == 1)
+    }
+
+    /// When `v` is `x + c`, `x` not a constant: `x` and `c`.
+    fn sum_with_constant(&self, v: Value) -> Option<(Value, u64)> {
         let dfg = &self.func.dfg;
         let ValueDef::Result(inst) = dfg.values[v].def else { return None };
         let InstData::Binary { op: BinaryOp::Add, args: [x, k] } = dfg.insts[inst] else { return None };
         let k = constant(dfg, k)?;
-        (self.uses[v] == 1 && constant(dfg, x).is_none()).then_some((x, k))
+        constant(dfg, x).is_none().then_some((x, k))
     }
 
     /// Replaces the instruction's operation (its result stays).

@@ -22,6 +22,17 @@
 //! reduction counts as the lanes it visits) is bounded by a budget per `-O` level,
 //! and what one run of the pass may add to a function by a multiple of it, so the pass stays
 //! linear in the program; folding, CFG simplification and value numbering then clean up.
+//!
+//! Partial unrolling ([`unroll_partially`], once after the rounds of `-O2`/`-O3`) takes the
+//! same loops when the whole trip count does not fit the budget but a small body does: the
+//! body is repeated `factor` times (2, 4 or 8, a divisor of the trip count) per iteration.
+//! The header's test stays in copy 0 only: copy k runs iterations k, k + factor, ..., none of
+//! which is the last (the trip count is a multiple of the factor), so the copies' headers jump
+//! into their bodies, the last copy's back edge goes to the loop's header, and the loop is
+//! still left from copy 0's header with its own values. What changes: one test, branch and
+//! counter update per `factor` iterations, and the counter's constant steps fold into the
+//! offsets of the copies' addresses. The trip count is found as for full unrolling, under a
+//! bound on the iterations evaluated per loop and per run (linear in the function).
 
 use crate::fold::evaluate;
 use crate::rewrite::{constant, machine_size};
@@ -38,15 +49,39 @@ const BUDGET: usize = 320;
 const BUDGET_O3: usize = 1280;
 /// What one run of the pass may add to a function, in budgets.
 const GROWTH: usize = 8;
+/// The most instructions a partially unrolled loop's body may have (all its copies).
+const PARTIAL_BUDGET: usize = 64;
+/// The unrolling factors partial unrolling tries, largest first.
+const FACTORS: [usize; 3] = [8, 4, 2];
+/// The most instructions evaluated to find one loop's trip count for partial unrolling.
+const EVALUATED_PER_LOOP: usize = 1 << 14;
+/// What one run of partial unrolling may evaluate besides one loop's worth, per instruction of
+/// the function.
+const EVALUATED_PER_INST: usize = 64;
 
 /// Unrolls the loops of `func` that fit `-O2`'s budget; true if any was.
 pub fn unroll(func: &mut Function) -> bool {
-    unroll_within(func, BUDGET)
+    unroll_with(func, Mode::Full { budget: BUDGET })
 }
 
 /// Unrolls the loops of `func` that fit `-O3`'s larger budget; true if any was.
 pub fn unroll_o3(func: &mut Function) -> bool {
-    unroll_within(func, BUDGET_O3)
+    unroll_with(func, Mode::Full { budget: BUDGET_O3 })
+}
+
+/// Unrolls by a small factor the loops of `func` with a known trip count and a small body
+/// (see the module comment); true if any was.
+pub fn unroll_partially(func: &mut Function) -> bool {
+    unroll_with(func, Mode::Partial)
+}
+
+/// Which unrolling a run does.
+#[derive(Copy, Clone)]
+enum Mode {
+    /// Full unrolling within a budget.
+    Full { budget: usize },
+    /// Partial unrolling.
+    Partial,
 }
 
 /// A loop to unroll.
@@ -54,14 +89,17 @@ struct Plan {
     lp: Loop,
     /// Which destination of the header's branch leaves the loop.
     exit: usize,
-    /// How many times the body runs.
-    trip: usize,
+    /// How many copies of the header are made: the trip count when unrolling fully, the
+    /// factor less one when partially.
+    copies: usize,
+    /// Whether the loop is unrolled fully.
+    full: bool,
     /// What the copies add, in machine instructions ([`loop_size`]).
     added: usize,
 }
 
-/// Unrolls every innermost loop whose unrolled size fits `budget`.
-fn unroll_within(func: &mut Function, budget: usize) -> bool {
+/// Unrolls every innermost loop that `mode` takes.
+fn unroll_with(func: &mut Function, mode: Mode) -> bool {
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
     let loops = LoopAnalysis::new(func, &cfg, &domtree);
@@ -72,10 +110,20 @@ fn unroll_within(func: &mut Function, budget: usize) -> bool {
         }
     }
     let mut env: SecondaryMap<Value, Option<u64>> = SecondaryMap::with_capacity(func.dfg.values.len());
-    let mut allowance = budget * GROWTH;
+    let mut allowance = match mode {
+        Mode::Full { budget } => budget * GROWTH,
+        Mode::Partial => PARTIAL_BUDGET * GROWTH,
+    };
+    let mut evaluations = EVALUATED_PER_LOOP + EVALUATED_PER_INST * func.dfg.insts.len();
     let mut plans = Vec::new();
     for lp in loops.loops().filter(|&lp| !has_inner[lp]) {
-        let Some(plan) = plan(func, &cfg, &loops, lp, budget.min(allowance), &mut env) else { continue };
+        let limits = match mode {
+            Mode::Full { budget } => Limits { size: budget.min(allowance), evaluated: usize::MAX },
+            Mode::Partial => Limits { size: allowance, evaluated: evaluations.min(EVALUATED_PER_LOOP) },
+        };
+        let Some((plan, evaluated)) = plan(func, &cfg, &loops, lp, mode, limits, &mut env) else { continue };
+        evaluations = evaluations.saturating_sub(evaluated);
+        let Some(plan) = plan else { continue };
         allowance -= plan.added;
         plans.push(plan);
     }
@@ -110,7 +158,7 @@ fn unroll_within(func: &mut Function, budget: usize) -> bool {
             block_owner[b] = id;
         }
         copies.push(copy);
-        if plan.trip == 0 {
+        if plan.full && plan.copies == 0 {
             // The body never runs: only the header stays.
             for &b in &blocks[1..] {
                 dropped[b] = true;
@@ -163,15 +211,26 @@ fn loop_size(func: &Function, blocks: &[Block]) -> usize {
     insts.map(|&i| machine_size(&func.dfg, &func.dfg.insts[i]) as usize).sum()
 }
 
-/// Whether `lp` has the shape this pass unrolls, and its trip count if that fits `budget`.
+/// The bounds of one loop's plan.
+#[derive(Copy, Clone)]
+struct Limits {
+    /// The most instructions the copies may add.
+    size: usize,
+    /// The most instructions to evaluate to find the trip count.
+    evaluated: usize,
+}
+
+/// Whether `lp` has the shape this pass unrolls, and if so how `mode` unrolls it within
+/// `limits` (or not at all), with the instructions evaluated to find that out.
 fn plan(
     func: &Function,
     cfg: &ControlFlowGraph,
     loops: &LoopAnalysis,
     lp: Loop,
-    budget: usize,
+    mode: Mode,
+    limits: Limits,
     env: &mut SecondaryMap<Value, Option<u64>>,
-) -> Option<Plan> {
+) -> Option<(Option<Plan>, usize)> {
     let dfg = &func.dfg;
     let header = loops.header(lp);
     let blocks = loops.blocks(lp);
@@ -218,10 +277,16 @@ fn plan(
     };
     let mut incoming: Vec<Option<u64>> = entry.args.iter().map(|&a| constant(dfg, a)).collect();
     let mut trip = None;
+    let mut evaluated = 0;
     for t in 0.. {
-        if t * size + header_size > budget {
+        let over = match mode {
+            Mode::Full { .. } => t * size + header_size > limits.size,
+            Mode::Partial => evaluated + size > limits.evaluated,
+        };
+        if over {
             break;
         }
+        evaluated += size;
         for (i, &b) in blocks.iter().enumerate() {
             for (k, &p) in dfg.blocks[b].params.iter().enumerate() {
                 env[p] = if i == 0 { incoming[k] } else { None };
@@ -257,8 +322,24 @@ fn plan(
             }
         }
     }
-    let trip = trip?;
-    (trip * size + header_size <= budget).then_some(Plan { lp, exit, trip, added: trip * size })
+    let plan = trip.and_then(|trip| match mode {
+        Mode::Full { .. } => (trip * size + header_size <= limits.size).then_some(Plan {
+            lp,
+            exit,
+            copies: trip,
+            full: true,
+            added: trip * size,
+        }),
+        Mode::Partial => {
+            // A factor that divides the trip count, leaves at least two iterations (else the
+            // loop is one unrolled whole) and keeps the body small.
+            let factor = FACTORS.into_iter().find(|&k| {
+                trip % k == 0 && trip / k >= 2 && k * size <= PARTIAL_BUDGET && (k - 1) * size <= limits.size
+            })?;
+            Some(Plan { lp, exit, copies: factor - 1, full: false, added: (factor - 1) * size })
+        }
+    });
+    Some((plan, evaluated))
 }
 
 /// The maps the copies are made with, shared by the loops of one run of the pass.
@@ -280,12 +361,13 @@ impl Copier {
     fn unroll(&mut self, func: &mut Function, blocks: &[Block], plan: &Plan, id: u32) -> Vec<Block> {
         let header = blocks[0];
         let mut headers = vec![header];
-        headers.extend((0..plan.trip).map(|_| func.dfg.make_block()));
-        let mut new_blocks = Vec::with_capacity(plan.trip * blocks.len());
+        headers.extend((0..plan.copies).map(|_| func.dfg.make_block()));
+        let mut new_blocks = Vec::with_capacity(plan.copies * blocks.len());
         // Copy 0 is the loop's own blocks, rewritten last, as the copies are made from them.
         let mut back_args = back_edge_args(func, blocks, header);
-        for k in 1..=plan.trip {
-            let copied = if k < plan.trip { blocks } else { &blocks[..1] };
+        for k in 1..=plan.copies {
+            // The last copy of a full unrolling is its header alone, which leaves.
+            let copied = if k < plan.copies || !plan.full { blocks } else { &blocks[..1] };
             self.block_map[header] = headers[k].into();
             for (&p, &a) in func.dfg.blocks[header].params.clone().iter().zip(&back_args) {
                 self.map[p] = a.into();
@@ -331,8 +413,9 @@ impl Copier {
         for &b in blocks {
             self.block_map[b] = None.into();
         }
-        // After the loop, the header's values are the last copy's.
-        if plan.trip > 0 {
+        // After a fully unrolled loop, the header's values are the last copy's (a partially
+        // unrolled one is left from its own header).
+        if plan.full && plan.copies > 0 {
             let header_values = func.dfg.blocks[header]
                 .params
                 .iter()
@@ -354,16 +437,19 @@ fn back_edge_args(func: &Function, copy: &[Block], header: Block) -> Vec<Value> 
 }
 
 /// Turns the header's branch of copy `k` (`copy`, header first) into a jump (into the
-/// body, or out of the loop after the last copy) and the back edge into a jump to the
-/// next copy's header.
+/// body, or out of the loop after the last copy of a full unrolling; copy 0 of a partial one
+/// keeps its test) and the back edge into a jump to the next copy's header (the last copy
+/// of a partial unrolling keeps its back edge).
 fn rewrite_copy(func: &mut Function, copy: &[Block], plan: &Plan, headers: &[Block], k: usize) {
     let header = headers[0];
-    let term = func.dfg.terminator(copy[0]).expect("the header ends in its branch");
-    let InstData::Brif { dests, .. } = &func.dfg.insts[term] else { unreachable!("checked by plan") };
-    let taken = if k == plan.trip { plan.exit } else { 1 - plan.exit };
-    let dest: BlockCall = dests[taken].clone();
-    func.dfg.insts[term] = InstData::Jump { dest };
-    if k == plan.trip {
+    if plan.full || k > 0 {
+        let term = func.dfg.terminator(copy[0]).expect("the header ends in its branch");
+        let InstData::Brif { dests, .. } = &func.dfg.insts[term] else { unreachable!("checked by plan") };
+        let taken = if plan.full && k == plan.copies { plan.exit } else { 1 - plan.exit };
+        let dest: BlockCall = dests[taken].clone();
+        func.dfg.insts[term] = InstData::Jump { dest };
+    }
+    if k == plan.copies {
         return;
     }
     for &b in copy {

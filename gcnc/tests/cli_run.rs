@@ -235,9 +235,10 @@ fn opt_levels_differ_and_print_after_names_the_stages() {
 
 /// The example of the optimizer's issue: at -O2 on gfx1100 both uniform loads of `a` are
 /// scalar loads, no constant is computed at run time (the offset of `a[3]` is the load's
-/// immediate), the three-term sum is one `v_add3_u32`, and the whole kernel, every
-/// instruction and hint counted, stays within the 21 instructions measured once the kernel
-/// arguments load in one `s_load_b512` (33 when the issue was filed; the issue asks 20).
+/// immediate), the five-term sum is two `v_add3_u32` (its uniform terms ride in them in
+/// pairs, with no scalar add), and the whole kernel, every instruction and hint counted, is
+/// within the issue's 20 instructions (33 when the issue was filed; 19 measured since the
+/// sums are regrouped).
 #[test]
 fn the_optimizer_issues_example_is_short() {
     let (dir, src) = temp_source(
@@ -253,7 +254,7 @@ fn the_optimizer_issues_example_is_short() {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with(';') && !l.starts_with('.') && !l.ends_with(':'))
         .collect();
-    assert!(insts.len() <= 21, "{} instructions:\n{asm}", insts.len());
+    assert!(insts.len() <= 20, "{} instructions:\n{asm}", insts.len());
     assert!(
         insts.iter().any(|i| i.starts_with("s_load_b32") && i.ends_with("0xc")),
         "a[3] is an SMEM load at offset 12:\n{asm}"
@@ -263,7 +264,10 @@ fn the_optimizer_issues_example_is_short() {
         !insts.iter().any(|i| i.starts_with("s_lshl_b32") && i.contains(", 3, ")),
         "a constant computed at run time:\n{asm}"
     );
-    assert!(insts.iter().any(|i| i.starts_with("v_add3_u32")), "{asm}");
+    assert_eq!(insts.iter().filter(|i| i.starts_with("v_add3_u32")).count(), 2, "{asm}");
+    // Every scalar add left is the low half of `&a[n]`'s 64-bit address.
+    let count = |op: &str| insts.iter().filter(|i| i.starts_with(op)).count();
+    assert_eq!(count("s_add_u32 "), count("s_addc_u32 "), "{asm}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

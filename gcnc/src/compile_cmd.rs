@@ -70,7 +70,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(
-                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD (target {}), {} spills ({} SGPR lanes, {} AGPRs, {} scratch bytes), {} reloads, {} waits, {} nops, {} s_delay_alu",
+                "@{}: {} instructions, {} bytes, {} SGPRs, {} VGPRs, {} waves per SIMD (target {}), {} spills ({} SGPR lanes, {} AGPRs, {} scratch bytes), {} reloads, {} rematerialized, {} waits, {} nops, {} s_delay_alu",
                 s.name,
                 s.instructions,
                 s.bytes,
@@ -83,6 +83,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
                 s.spills.agprs,
                 s.spills.scratch_bytes,
                 s.spills.reloads,
+                s.spills.remats,
                 s.waits,
                 s.nops,
                 s.delays

@@ -257,12 +257,12 @@ fn allocate_once(
     scratch_base: u32,
 ) -> Result<Allocation, AllocError> {
     let live = liveness::analyze(func, proc)?;
-    let (live, spilled) = spill::spill(func, live, proc, target)?;
+    let spill::Spilled { live, stats: spilled, remats } = spill::spill(func, live, proc, target)?;
     let before = cfg!(debug_assertions).then(|| func.clone());
     let stats = assign::assign(func, &live, proc, limits)?;
     ssa_elim::eliminate(func, proc)?;
     if let Some(before) = before {
-        validate::validate(&before, func, proc).map_err(AllocError::Invalid)?;
+        validate::validate_spilled(&before, func, proc, &remats).map_err(AllocError::Invalid)?;
     }
     let free_agpr = Allocation::measure(func).agprs;
     let spilled = spill::lower(func, proc, free_agpr, target.agprs, scratch_base, &spilled)?;

@@ -26,6 +26,13 @@
 //! registers, removed again where the loop reloads nothing: Braun et al.'s trivial phis), so
 //! assignment still sees SSA.
 //!
+//! Rematerialization (as ACO's): a value whose definition is cheap and reads nothing but
+//! constants and values of its file ([`rematerializable`]: moves, and the adds and shifts of
+//! address arithmetic) is not reloaded where its operands are in registers: its definition is
+//! repeated there, into a new version, and such a value is never stored. A value is stored
+//! only when some reload of it reads its slot. Where values must leave the registers, those
+//! that only constants define go first.
+//!
 //! Spill slots: an SGPR value takes lanes of a linear VGPR (`p_start_linear_vgpr` at the
 //! entry; live on the linear CFG, so no EXEC mask disturbs it), written by `v_writelane_b32`
 //! and read by `v_readlane_b32`; a VGPR value takes dwords of VGPR slots, which are the AGPRs
@@ -70,6 +77,8 @@ pub struct SpillStats {
     pub spills: u32,
     /// `p_reload` instructions inserted.
     pub reloads: u32,
+    /// Values recomputed by a copy of their definition instead of a reload.
+    pub remats: u32,
 }
 
 impl SpillStats {
@@ -79,22 +88,67 @@ impl SpillStats {
     }
 }
 
+/// A value recomputed by a copy of its definition: the validator checks that `value`'s
+/// definition is `original`'s, reading the same values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Remat {
+    /// The new version.
+    pub value: Temp,
+    /// The value it stands for.
+    pub original: Temp,
+}
+
+/// What spilling gives back besides the spilled function.
+pub struct Spilled {
+    /// The liveness of the result (the input's when nothing was spilled).
+    pub live: Liveness,
+    /// The counts.
+    pub stats: SpillStats,
+    /// The rematerialized versions.
+    pub remats: Vec<Remat>,
+}
+
+/// Whether `inst` may be repeated wherever its result is live and its operands are in
+/// registers, giving the same value: a cheap operation with one result in no fixed register,
+/// no effect but that result, no lane exchange, and constants and temporaries as operands
+/// (`s_mov`, `s_movk_i32`, `v_mov`, and the adds and shifts that compute addresses).
+pub fn rematerializable(inst: &Inst) -> bool {
+    matches!(
+        inst.opcode,
+        Opcode::SMovB32
+            | Opcode::SMovB64
+            | Opcode::SMovkI32
+            | Opcode::VMovB32
+            | Opcode::VMovB64
+            | Opcode::VAddNcU32
+            | Opcode::VLshlrevB32
+            | Opcode::VLshlAddU32
+            | Opcode::VAdd3U32
+            | Opcode::VMulU32U24
+    ) && matches!(inst.defs.as_slice(), [d] if d.temp.is_some() && d.reg.is_none())
+        && inst.fields.dpp.is_none()
+        && inst.fields.sdwa.is_none()
+        && inst.fields.vopd_y.is_none()
+        && inst.ops.iter().all(|o| matches!(o.kind, OperandKind::Const(_) | OperandKind::Temp(_)) && o.reg.is_none())
+}
+
 /// Spills SGPRs, then VGPRs, until the demand of each fits `target` (see the module
-/// documentation). `live` is `func`'s liveness; the liveness of the result comes back (the
-/// same when nothing was spilled). AGPR values are not spilled: their demand is left for
-/// assignment to refuse.
+/// documentation). `live` is `func`'s liveness. AGPR values are not spilled: their demand is
+/// left for assignment to refuse.
 pub fn spill(
     func: &mut Function,
     live: Liveness,
     proc: &Processor,
     target: RegisterDemand,
-) -> Result<(Liveness, SpillStats), AllocError> {
+) -> Result<Spilled, AllocError> {
     let mut stats = SpillStats::default();
+    let mut remats = Vec::new();
     let mut live = live;
     if live.max_demand.sgprs > target.sgprs {
         let mut pass = Pass::new(func, &live, proc, RegType::Sgpr, target.sgprs);
         pass.run(func)?;
         stats = pass.stats;
+        remats = pass.remats;
         live = liveness::analyze(func, proc)?;
     }
     // Linear VGPRs sit above the window assignment opens at the demand (which counts them
@@ -107,9 +161,11 @@ pub fn spill(
         stats.vgpr_slots = pass.stats.vgpr_slots;
         stats.spills += pass.stats.spills;
         stats.reloads += pass.stats.reloads;
+        stats.remats += pass.stats.remats;
+        remats.extend(pass.remats);
         live = liveness::analyze(func, proc)?;
     }
-    Ok((live, stats))
+    Ok(Spilled { live, stats, remats })
 }
 
 /// The register targets that spilling aims at by default: every file's size.
@@ -184,8 +240,14 @@ struct Pass<'a> {
     w: InRegs,
     /// Per original: the temporary holding it while it is in `W`.
     cur: Vec<Temp>,
-    /// Per original: it leaves `W` somewhere, so it is stored after its definition.
+    /// Per original: some reload reads its slot, so it is stored after its definition.
     spilled: Vec<bool>,
+    /// Per original: the index in `defs` of its definition if it is rematerializable, or NONE.
+    remat: Vec<u32>,
+    /// The definitions of rematerializable values.
+    defs: Vec<Inst>,
+    /// The versions made by rematerialization.
+    remats: Vec<Remat>,
     /// Per original: its slot (first lane, or byte offset into the spill area), or NONE.
     slot: Vec<u32>,
     /// Slots handed out so far (lanes, or dwords of scratch).
@@ -226,6 +288,9 @@ impl<'a> Pass<'a> {
             w: InRegs { pos: vec![NONE; count], ..InRegs::default() },
             cur: (0..originals).map(|id| Temp { id, rc: live.class(id).unwrap_or(RegClass::S1) }).collect(),
             spilled: vec![false; count],
+            remat: vec![NONE; count],
+            defs: Vec::new(),
+            remats: Vec::new(),
             slot: vec![NONE; count],
             slots_used: 0,
             lane_vgprs: Vec::new(),
@@ -291,6 +356,7 @@ impl<'a> Pass<'a> {
     }
 
     fn run(&mut self, func: &mut Function) -> Result<(), AllocError> {
+        self.find_remats(func);
         self.next_uses(func);
         for b in 0..func.blocks.len() {
             if self.on_cfg(func, b) {
@@ -466,21 +532,60 @@ impl<'a> Pass<'a> {
         }
     }
 
-    /// A reload of original `v` into a new temporary, which becomes its current one.
-    fn reload(&mut self, func: &mut Function, v: u32) -> Inst {
+    /// Notes the values of this file whose definitions may be repeated.
+    fn find_remats(&mut self, func: &Function) {
+        for inst in func.blocks.iter().flat_map(|b| b.insts.iter()).filter(|i| rematerializable(i)) {
+            let t = inst.defs[0].temp.expect("a rematerializable definition defines a temporary");
+            let reads_other_files = inst.ops.iter().any(|o| o.temp_of().is_some_and(|x| !self.member(x.id)));
+            if self.member(t.id) && !reads_other_files {
+                self.remat[t.id as usize] = self.defs.len() as u32;
+                self.defs.push(inst.clone());
+            }
+        }
+    }
+
+    /// Whether original `v` is defined from constants alone (always rematerialized).
+    fn constant_remat(&self, v: u32) -> bool {
+        let k = self.remat[v as usize];
+        k != NONE && self.defs[k as usize].ops.iter().all(|o| o.temp_of().is_none())
+    }
+
+    /// The definition of original `v` repeated, if it is rematerializable and `in_regs` gives
+    /// the temporary of each of its operands (its result still to be named).
+    fn remat_of(&self, v: u32, in_regs: &dyn Fn(u32) -> Option<Temp>) -> Option<Inst> {
+        let k = self.remat[v as usize];
+        if k == NONE {
+            return None;
+        }
+        let mut inst = self.defs[k as usize].clone();
+        for op in inst.ops.iter_mut() {
+            if let Some(x) = op.temp_of() {
+                op.kind = OperandKind::Temp(in_regs(x.id)?);
+            }
+            op.kill = false;
+        }
+        Some(inst)
+    }
+
+    /// Original `v` back in a new temporary, which becomes its current one: `again` (from
+    /// [`Pass::remat_of`]) defining it, or else a reload from its slot (which it is then
+    /// stored to).
+    fn reload(&mut self, func: &mut Function, v: u32, again: Option<Inst>) -> Inst {
         let rc = self.class(v);
+        if let Some(mut inst) = again {
+            let t = func.new_temp(rc);
+            self.cur[v as usize] = t;
+            inst.defs[0] = Def::temp(t);
+            self.stats.remats += 1;
+            self.remats.push(Remat { value: t, original: Temp { id: v, rc } });
+            return inst;
+        }
         let ops = self.slot_operands(func, v);
         let t = func.new_temp(rc);
         self.cur[v as usize] = t;
         self.stats.reloads += 1;
-        Inst::new(Opcode::PReload, &[Def::temp(t)], &ops)
-    }
-
-    /// Takes `v` out of `W`: it is spilled (stored after its definition).
-    fn evict(&mut self, v: u32) {
-        let rc = self.class(v);
-        self.w.remove(v, rc);
         self.spilled[v as usize] = true;
+        Inst::new(Opcode::PReload, &[Def::temp(t)], &ops)
     }
 
     /// Ensures that the end of predecessor `p` has each of `wanted` (sorted) in registers
@@ -507,13 +612,14 @@ impl<'a> Pass<'a> {
             while pressure.demand(self.proc).of(file_index(self.ty)) > self.limit {
                 let Some((_, v)) = unwanted.pop() else { break };
                 pressure.remove(self.class(v));
-                self.spilled[v as usize] = true;
                 exit.retain(|&(x, _)| x != v);
             }
         }
         let mut reloads = Vec::new();
         for &v in &missing {
-            reloads.push(self.reload(func, v));
+            let held = |x: u32| exit.binary_search_by_key(&x, |&(y, _)| y).ok().map(|k| exit[k].1);
+            let again = self.remat_of(v, &held);
+            reloads.push(self.reload(func, v, again));
             let t = self.cur[v as usize];
             let k = exit.binary_search_by_key(&v, |&(x, _)| x).unwrap_or_else(|k| k);
             exit.insert(k, (v, t));
@@ -631,12 +737,6 @@ impl<'a> Pass<'a> {
         }
         let entry =
             if forward.is_empty() { Vec::new() } else { self.entry_set(func, b, &forward, header, &phi_pressure) };
-        // Live-in values left out are spilled.
-        for &v in self.live.live_in[b].iter() {
-            if self.member(v) && entry.binary_search(&v).is_err() {
-                self.spilled[v as usize] = true;
-            }
-        }
         // The temporaries of the entry values, from the predecessors (reloading where one
         // lacks a value), and of the phis' operands.
         if forward.len() == 1 && !header {
@@ -771,6 +871,14 @@ impl<'a> Pass<'a> {
         }
         uses.sort_unstable();
         uses.dedup();
+        // Whole-wave sections: a VGPR written in one writes the lanes EXEC left out too, where
+        // values of other paths may sit in its register (only linear VGPRs are written there),
+        // so no reload or recomputation may go inside. The VGPR values a section reads are
+        // brought into registers before it starts and stay there until it ends.
+        let sections = if self.ty == RegType::Vgpr { whole_wave_sections(&insts, phi_count) } else { Vec::new() };
+        let mut pinned: SmallVec<[u32; 4]> = SmallVec::new();
+        let mut pinned_until = 0;
+        let mut section = sections.iter().peekable();
         // Per value: the index into `uses` of its next use (the cursor), kept in `dist`.
         let mut cursors: Vec<u32> = Vec::new();
         for (k, &(v, _)) in uses.iter().enumerate() {
@@ -800,9 +908,22 @@ impl<'a> Pass<'a> {
                     reads.push(t.id);
                 }
             }
+            if section.peek().is_some_and(|s| s.start == at) {
+                let s = section.next().expect("peeked");
+                pinned = s.reads.iter().copied().filter(|&v| self.member(v)).collect();
+                pinned_until = s.end;
+                for &v in &pinned {
+                    if !reads.contains(&v) {
+                        reads.push(v);
+                    }
+                }
+            } else if at >= pinned_until {
+                pinned.clear();
+            }
             for &v in &reads {
                 if !self.w.contains(v) {
-                    out.push(self.reload(func, v));
+                    let again = self.remat_of(v, &|x| self.w.contains(x).then(|| self.cur[x as usize]));
+                    out.push(self.reload(func, v, again));
                     let rc = self.class(v);
                     self.w.insert(v, rc);
                 }
@@ -838,13 +959,14 @@ impl<'a> Pass<'a> {
                     .list
                     .iter()
                     .copied()
-                    .filter(|v| !reads.contains(v))
-                    .max_by_key(|&v| (next_use(&self.dist, v, at), v));
+                    .filter(|v| !reads.contains(v) && !pinned.contains(v))
+                    .max_by_key(|&v| (self.constant_remat(v), next_use(&self.dist, v, at), v));
                 let Some(victim) = victim else {
                     let what = format!("`{}` with its operands and results", inst.opcode.name(family));
                     return Err(self.too_high(b, what, before.max(during)));
                 };
-                self.evict(victim);
+                let rc = self.class(victim);
+                self.w.remove(victim, rc);
             }
             for op in inst.ops.iter_mut() {
                 if let OperandKind::Temp(t) = op.kind {
@@ -1145,6 +1267,46 @@ fn scratch_opcode(spill: bool, dwords: u8) -> Opcode {
     (if spill { STORES } else { LOADS })[usize::from(dwords.clamp(1, 4) - 1)]
 }
 
+/// A whole-wave section of a block: from the instruction that turns every lane on
+/// (`s_or_saveexec` of all ones, as isel enters whole-wave mode) to the next that writes EXEC.
+struct Section {
+    /// The position of the instruction that starts it.
+    start: u32,
+    /// The position of the instruction that ends it (the block's length if none does).
+    end: u32,
+    /// The temporaries its instructions read.
+    reads: SmallVec<[u32; 4]>,
+}
+
+/// The whole-wave sections of `insts` after the first `skip`.
+fn whole_wave_sections(insts: &[Inst], skip: usize) -> Vec<Section> {
+    let writes_exec = |inst: &Inst| inst.defs.iter().any(|d| d.reg == Some(PhysReg::EXEC));
+    let mut sections: Vec<Section> = Vec::new();
+    let mut open: Option<Section> = None;
+    for (i, inst) in insts.iter().enumerate().skip(skip) {
+        if let Some(s) = open.as_mut() {
+            if writes_exec(inst) {
+                s.end = i as u32;
+                sections.extend(open.take());
+            } else {
+                for t in inst.ops.iter().filter_map(|o| o.temp_of()) {
+                    if !s.reads.contains(&t.id) {
+                        s.reads.push(t.id);
+                    }
+                }
+                continue;
+            }
+        }
+        let all_lanes = matches!(inst.opcode, Opcode::SOrSaveexecB32 | Opcode::SOrSaveexecB64)
+            && inst.ops.first().is_some_and(|o| matches!(o.kind, OperandKind::Const(c) if c as u32 == u32::MAX));
+        if all_lanes {
+            open = Some(Section { start: i as u32, end: insts.len() as u32, reads: SmallVec::new() });
+        }
+    }
+    sections.extend(open);
+    sections
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1207,7 +1369,7 @@ BB3: /* logical preds: BB1 / linear preds: BB1 */
         let live = liveness::analyze(&mut f, proc()).unwrap();
         // Two SGPRs: in the loop %0 and the counter fit, %1 waits in a lane.
         let target = RegisterDemand { sgprs: 2, vgprs: 256, agprs: 0 };
-        let (live, stats) = spill(&mut f, live, proc(), target).unwrap();
+        let Spilled { live, stats, .. } = spill(&mut f, live, proc(), target).unwrap();
         assert!(live.max_demand.sgprs <= 2, "{f}");
         assert_eq!((stats.spills, stats.reloads, stats.sgpr_lanes, stats.lane_vgprs), (1, 1, 1, 1));
         // Stored right after the entry defines it, outside the loop; nothing in the loop.
@@ -1245,7 +1407,7 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         let mut f = parse(STRAIGHT);
         let live = liveness::analyze(&mut f, proc()).unwrap();
         let target = RegisterDemand { sgprs: 2, vgprs: 256, agprs: 0 };
-        let (_, stats) = spill(&mut f, live, proc(), target).unwrap();
+        let stats = spill(&mut f, live, proc(), target).unwrap().stats;
         assert_eq!((stats.spills, stats.reloads), (1, 1), "{f}");
         let text = lines(&f, 0);
         assert_eq!(text[2], "p_spill %1:s1(kill), %7:lv1, 0x0");
@@ -1271,8 +1433,8 @@ BB0: /* logical preds:  / linear preds:  / uniform */
 BB0: /* logical preds:  / linear preds:  / uniform */
   %0:s2@s[0:1], %1:v1@v0 = p_startpgm
   p_logical_start
-  %2:v1 = v_mov_b32 0x7
-  %3:v1 = v_mov_b32 0x9
+  %2:v1 = v_not_b32 0x7
+  %3:v1 = v_not_b32 0x9
   %4:v1 = v_add_nc_u32 %2:v1, %3:v1
   %5:v1 = v_add_nc_u32 %4:v1, %1:v1
   %6:s1 = v_readfirstlane_b32 %5:v1
@@ -1282,7 +1444,7 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         let target = RegisterDemand { sgprs: 106, vgprs: 2, agprs: 0 };
         let mut f = parse(text);
         let live = liveness::analyze(&mut f, proc()).unwrap();
-        let (_, stats) = spill(&mut f, live, proc(), target).unwrap();
+        let stats = spill(&mut f, live, proc(), target).unwrap().stats;
         assert_eq!((stats.spills, stats.reloads, stats.vgpr_slots), (1, 1, 1), "{f}");
         let text_after = lines(&f, 0);
         assert_eq!(text_after[1..3], ["p_logical_start", "p_spill %1:v1(kill), 0x0"]);
@@ -1299,6 +1461,88 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         );
     }
 
+    /// Constants and values computed from what is in registers are recomputed, not stored
+    /// and reloaded: at a target of 3 VGPRs, `%2` (a constant) and `%4` (the input, still in
+    /// registers, plus a constant) leave the registers and come back as copies of their
+    /// definitions; nothing is stored.
+    const REMAT: &str = "function k (wave32):
+BB0: /* logical preds:  / linear preds:  / uniform */
+  %0:s2@s[0:1], %1:v1@v0 = p_startpgm
+  p_logical_start
+  %2:v1 = v_mov_b32 0x7
+  %3:v1 = v_not_b32 %1:v1
+  %4:v1 = v_add_nc_u32 0x10, %1:v1
+  %5:v1 = v_add_nc_u32 %2:v1, %3:v1
+  %6:v1 = v_xor_b32 %5:v1, %1:v1
+  %7:v1 = v_add_nc_u32 %6:v1, %4:v1
+  %8:v1 = v_add3_u32 %7:v1, %2:v1, %1:v1
+  %9:s1 = v_readfirstlane_b32 %8:v1
+  p_logical_end
+  s_endpgm
+";
+
+    #[test]
+    fn cheap_values_are_recomputed_instead_of_reloaded() {
+        let target = RegisterDemand { sgprs: 106, vgprs: 3, agprs: 0 };
+        let mut f = parse(REMAT);
+        let live = liveness::analyze(&mut f, proc()).unwrap();
+        let Spilled { stats, remats, .. } = spill(&mut f, live, proc(), target).unwrap();
+        let text = lines(&f, 0);
+        // Nothing is stored but what a reload reads; each recomputation is its definition.
+        let stores = text.iter().filter(|l| l.starts_with("p_spill")).count() as u32;
+        let reloads = text.iter().filter(|l| l.contains("p_reload")).count() as u32;
+        assert_eq!((stores, reloads), (stats.spills, stats.reloads), "{f}");
+        assert_eq!((stats.spills, stats.reloads, stats.remats), (0, 0, 3), "{f}");
+        assert_eq!(remats.len() as u32, stats.remats);
+        for r in &remats {
+            let def = f.blocks[0].insts.iter().find(|i| i.defs.first().and_then(|d| d.temp) == Some(r.value)).unwrap();
+            let orig = f.blocks[0].insts.iter().find(|i| i.defs.first().and_then(|d| d.temp) == Some(r.original));
+            assert_eq!(def.opcode, orig.unwrap().opcode, "{f}");
+            assert!(text.iter().all(|l| !l.starts_with(&format!("p_spill {}", r.original))), "{f}");
+        }
+        // Through assignment and the validator, which checks the recomputations.
+        let mut f = parse(REMAT);
+        let alloc =
+            crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 0, reserved_sgprs: 0 })
+                .unwrap();
+        assert!(alloc.vgprs <= 3 && alloc.spills.remats >= 1, "{alloc:?}");
+    }
+
+    /// The validator checks a recomputation: one that reads another value, or is another
+    /// operation, than the definition it repeats is caught.
+    #[test]
+    fn the_validator_checks_recomputations() {
+        let target = RegisterDemand { sgprs: 106, vgprs: 3, agprs: 0 };
+        for corrupt in [None, Some(0x11), Some(0x7)] {
+            let mut f = parse(REMAT);
+            let live = liveness::analyze(&mut f, proc()).unwrap();
+            let Spilled { live, remats, .. } = spill(&mut f, live, proc(), target).unwrap();
+            if let Some(c) = corrupt {
+                // The recomputation of `%4` (its constant), or of `%2` (as the other's).
+                let want = if c == 0x11 { 4 } else { 2 };
+                let r = remats.iter().find(|r| r.original.id == want).expect("recomputed");
+                let inst = f.blocks[0].insts.iter_mut().find(|i| i.defs.first().and_then(|d| d.temp) == Some(r.value));
+                let inst = inst.unwrap();
+                if c == 0x11 {
+                    inst.ops[0] = Operand::constant(c);
+                } else {
+                    inst.opcode = Opcode::VNotB32;
+                }
+            }
+            let before = f.clone();
+            crate::assign::assign(&mut f, &live, proc(), file_limits(proc())).unwrap();
+            crate::ssa_elim::eliminate(&mut f, proc()).unwrap();
+            let result = crate::validate::validate_spilled(&before, &f, proc(), &remats);
+            match corrupt {
+                None => result.unwrap(),
+                Some(_) => {
+                    let err = result.unwrap_err();
+                    assert!(err.problem.contains("but not as its definition"), "{err}");
+                }
+            }
+        }
+    }
+
     /// The validator follows the slots: a reload from a lane no spill wrote is caught.
     #[test]
     fn the_validator_checks_that_a_reload_finds_its_value() {
@@ -1306,7 +1550,7 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         for corrupt in [false, true] {
             let mut f = parse(STRAIGHT);
             let live = liveness::analyze(&mut f, proc()).unwrap();
-            let (live, _) = spill(&mut f, live, proc(), target).unwrap();
+            let live = spill(&mut f, live, proc(), target).unwrap().live;
             if corrupt {
                 let reload = f.blocks[0].insts.iter_mut().find(|i| i.opcode == Opcode::PReload).unwrap();
                 reload.ops[1] = Operand::constant(1);
@@ -1322,5 +1566,40 @@ BB0: /* logical preds:  / linear preds:  / uniform */
                 result.unwrap();
             }
         }
+    }
+
+    /// A whole-wave section writes the lanes EXEC leaves out too, so no VGPR is reloaded or
+    /// recomputed inside one: the values it reads come back before it starts and stay until
+    /// it ends (fuzz seed 41100644: a recomputed `v_lshlrev_b32` inside a reduction's
+    /// whole-wave section clobbered another path's value in the inactive lanes of its register).
+    #[test]
+    fn no_reload_inside_a_whole_wave_section() {
+        let text = "function k (wave32):
+BB0: /* logical preds:  / linear preds:  / uniform */
+  %0:s2@s[0:1], %1:v1@v0 = p_startpgm
+  p_logical_start
+  %2:v1 = v_mov_b32 0x7
+  %3:v1 = v_not_b32 %1:v1
+  %4:v1 = v_xor_b32 %3:v1, %1:v1
+  %5:v1 = v_add_nc_u32 %4:v1, %3:v1
+  %6:s1, exec_lo, scc = s_or_saveexec_b32 0xffffffff, exec_lo
+  %7:lv1 = v_mov_b32 %2:v1
+  exec_lo = s_mov_b32 %6:s1
+  %8:v1 = v_add3_u32 %5:v1, %7:lv1, %1:v1
+  %9:s1 = v_readfirstlane_b32 %8:v1
+  p_logical_end
+  s_endpgm
+";
+        let target = RegisterDemand { sgprs: 106, vgprs: 3, agprs: 0 };
+        let mut f = parse(text);
+        let live = liveness::analyze(&mut f, proc()).unwrap();
+        spill(&mut f, live, proc(), target).unwrap();
+        let text = lines(&f, 0);
+        let start = text.iter().position(|l| l.contains("s_or_saveexec")).unwrap();
+        let end = text.iter().position(|l| l.starts_with("exec_lo = s_mov_b32")).unwrap();
+        // %2 is read in the section: it is in a register (a reload or its recomputation)
+        // before the section, and nothing but the section's own instruction is inside.
+        assert_eq!(end - start, 2, "{f}");
+        assert!(text[start + 1].starts_with("%7:lv1 = v_mov_b32"), "{f}");
     }
 }

@@ -27,6 +27,12 @@
 //! the linear CFG, scratch over the logical one), the value it gives back: the value stored
 //! in that slot, since spilling gives each spilled value a slot of its own.
 //!
+//! Rematerialization is checked as what it means too: a value spilling recomputed
+//! ([`Remat`]) must be defined by an operation that may be repeated
+//! ([`crate::spill::rematerializable`]) and by the same operation as the value it stands for,
+//! reading the same values (a reload of a value, or a phi joining versions of one value, is
+//! that value); it then is that value.
+//!
 //! Two live values sharing a register cannot pass: the later write replaces the other value,
 //! and its next read fails. One case the dataflow cannot see is kept out structurally: no
 //! VGPR or AGPR is written in a block outside the logical CFG (its lanes belong to other paths), and
@@ -34,6 +40,7 @@
 
 use crate::demand::{alignment, file_limit};
 use crate::liveness::is_phi;
+use crate::spill::{rematerializable, Remat};
 use crate::ssa_elim::{vgpr_swap, xor_swap};
 use isa::mir::{DisplayInst, Function, Inst, OperandKind};
 use isa::opcode::Opcode;
@@ -307,6 +314,130 @@ impl Values {
         Some(self.find(n))
     }
 
+    /// Phis whose operands are all one value (or phis of that value, optimistically around
+    /// loops) become that value, and each rematerialized value the value it stands for when
+    /// its definition repeats the original's, until nothing changes. Gives the rematerialized
+    /// values whose definitions do not, with the block and index of the definition.
+    fn join_versions(&mut self, before: &Function, remats: &[Remat]) -> Vec<(Remat, usize, usize)> {
+        let mut def_at: HashMap<u32, (usize, usize)> = HashMap::new();
+        let mut phis: Vec<&Inst> = Vec::new();
+        for (b, block) in before.blocks.iter().enumerate() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                if let Some(t) = inst.defs.first().and_then(|d| d.temp) {
+                    def_at.insert(t.id, (b, i));
+                }
+                if is_phi(inst.opcode) && inst.defs.first().is_some_and(|d| d.temp.is_some()) {
+                    phis.push(inst);
+                }
+            }
+        }
+        let mut open: Vec<Remat> = remats.to_vec();
+        loop {
+            let mut changed = self.join_phis(&phis);
+            let mut still = Vec::new();
+            for r in open {
+                let found = def_at.get(&r.value.id).zip(def_at.get(&r.original.id));
+                let same = found.is_some_and(|(&(vb, vi), &(ob, oi))| {
+                    self.repeats(&before.blocks[vb].insts[vi], &before.blocks[ob].insts[oi])
+                });
+                if same {
+                    for d in 0..r.value.rc.size {
+                        if let (Some(a), Some(b)) = (self.slot_of(r.value, d), self.slot_of(r.original, d)) {
+                            self.union(a, b);
+                        }
+                    }
+                    changed = true;
+                } else {
+                    still.push(r);
+                }
+            }
+            open = still;
+            if !changed || open.is_empty() {
+                break;
+            }
+        }
+        open.into_iter()
+            .map(|r| {
+                let (b, i) = def_at.get(&r.value.id).copied().unwrap_or((0, 0));
+                (r, b, i)
+            })
+            .collect()
+    }
+
+    /// Whether `again` repeats `original`: an operation that may be repeated, the same but for
+    /// its result, reading the same values.
+    fn repeats(&mut self, again: &Inst, original: &Inst) -> bool {
+        rematerializable(again)
+            && again.opcode == original.opcode
+            && again.vop3 == original.vop3
+            && again.fields == original.fields
+            && again.defs.len() == original.defs.len()
+            && again.defs.iter().zip(&original.defs).all(|(x, y)| x.rc == y.rc)
+            && again.ops.len() == original.ops.len()
+            && again.ops.iter().zip(&original.ops).all(|(x, y)| {
+                let size = x.rc().map_or(1, |rc| rc.size);
+                x.rc() == y.rc()
+                    && (0..size).all(|d| {
+                        let (a, b) = (self.value(x, d), self.value(y, d));
+                        a.is_some() && a == b
+                    })
+            })
+    }
+
+    /// One round of [`Values::join_versions`] over the phis: optimistic (a phi whose
+    /// operands are one value, or phis not yet known otherwise, is that value). Gives whether
+    /// any phi joined a value.
+    fn join_phis(&mut self, phis: &[&Inst]) -> bool {
+        const TOP: u32 = u32::MAX;
+        const BOTTOM: u32 = u32::MAX - 1;
+        // Per dword of each phi still its own value: its node, and what it is assumed to be.
+        let mut nodes: Vec<(usize, u8, u32)> = Vec::new();
+        for (p, phi) in phis.iter().enumerate() {
+            let t = phi.defs[0].temp.expect("phis define temporaries");
+            for d in 0..t.rc.size {
+                if let Some(n) = self.slot_of(t, d) {
+                    let root = self.find(n);
+                    if root == n {
+                        nodes.push((p, d, n));
+                    }
+                }
+            }
+        }
+        let index: HashMap<u32, usize> = nodes.iter().enumerate().map(|(k, &(_, _, n))| (n, k)).collect();
+        let mut assumed = vec![TOP; nodes.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for k in 0..nodes.len() {
+                let (p, d, n) = nodes[k];
+                let mut meet = TOP;
+                for op in &phis[p].ops {
+                    let v = match self.value(op, d) {
+                        Some(r) if r == self.undef => BOTTOM,
+                        Some(r) => index.get(&r).map_or(r, |&q| assumed[q]),
+                        None => BOTTOM,
+                    };
+                    if v == TOP || v == n {
+                        continue;
+                    }
+                    meet = if meet == TOP || meet == v { v } else { BOTTOM };
+                }
+                if meet != assumed[k] && assumed[k] != BOTTOM {
+                    assumed[k] = if assumed[k] == TOP { meet } else { BOTTOM };
+                    changed = true;
+                }
+            }
+        }
+        let mut joined = false;
+        for (k, &(_, _, n)) in nodes.iter().enumerate() {
+            if assumed[k] != TOP && assumed[k] != BOTTOM {
+                self.union(n, assumed[k]);
+                joined = true;
+            }
+        }
+        joined
+    }
+
     fn describe(&self, v: u32) -> String {
         if v == self.undef {
             "undef".into()
@@ -385,6 +516,16 @@ struct Checker<'a> {
 /// Checks that `after` is a correct register allocation of `before` on `proc`: see the
 /// module documentation for what that means.
 pub fn validate(before: &Function, after: &Function, proc: &Processor) -> Result<(), ValidationError> {
+    validate_spilled(before, after, proc, &[])
+}
+
+/// [`validate`] for a `before` that spilling rematerialized `remats` in.
+pub fn validate_spilled(
+    before: &Function,
+    after: &Function,
+    proc: &Processor,
+    remats: &[Remat],
+) -> Result<(), ValidationError> {
     let mut c = Checker {
         before,
         after,
@@ -397,6 +538,13 @@ pub fn validate(before: &Function, after: &Function, proc: &Processor) -> Result
     };
     c.linear_vgpr = vec![false; c.slots.count()];
     c.structure()?;
+    if !remats.is_empty() {
+        if let Some(&(r, b, j)) = c.values.join_versions(before, remats).first() {
+            let i = c.kinds[b].iter().position(|&k| k == Kind::Original(j)).unwrap_or(0);
+            let problem = format!("recomputes {} as {}, but not as its definition", r.original, r.value);
+            return Err(c.error(b, i, problem));
+        }
+    }
     // The dataflow to a fixpoint (a worklist in linear order: acyclic code is done in one
     // pass), then once more with the checks.
     let n = after.blocks.len();

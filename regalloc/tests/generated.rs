@@ -178,10 +178,10 @@ fn ten_thousand_generated_functions_allocate_and_validate() {
 
 /// Generated functions allocated with low targets (three quarters or four fifths of their demand), so
 /// that most spill: spill code on random CFGs (loops, divergent joins, phis, tuples, linear VGPRs)
-/// goes through assignment and, in debug builds, the validator.
+/// goes through assignment and, in debug builds, the validator (rematerialization included).
 #[test]
 fn generated_functions_spill_to_low_targets_and_validate() {
-    let (mut spilled, mut seeds, mut unspillable, mut too_high) = (0u32, 0u32, 0u32, 0u32);
+    let (mut spilled, mut seeds, mut unspillable, mut too_high, mut remats) = (0u32, 0u32, 0u32, 0u32, 0u32);
     for seed in 0..u64::from(function_count() / 5) {
         let (proc, wave, family) = target(seed);
         let before = function(seed, family, &config(seed, wave, proc));
@@ -204,6 +204,7 @@ fn generated_functions_spill_to_low_targets_and_validate() {
                     "seed {seed}: {alloc:?}"
                 );
                 spilled += u32::from(alloc.spills.any());
+                remats += alloc.spills.remats;
             }
             // An instruction whose operands and results alone pass the target, or fixed
             // registers and tuples that leave assignment no room at such a low target.
@@ -213,7 +214,10 @@ fn generated_functions_spill_to_low_targets_and_validate() {
         }
         seeds += 1;
     }
-    println!("{seeds} functions: {spilled} spilled, {unspillable} unspillable, {too_high} too high");
+    println!("{seeds} functions: {spilled} spilled, {unspillable} unspillable, {too_high} too high, {remats} remats");
+    // Moves of constants and address arithmetic are recomputed (and, in debug builds, the
+    // validator checks each recomputation against its definition).
+    assert!(remats > 0, "nothing was rematerialized");
     // Many generated functions have an instruction (a wide p_create_vector, a 64-bit multiply
     // with its operands) that alone needs more than such a target: a quarter spill at least.
     assert!(spilled * 4 > seeds, "{spilled} of {seeds} functions spilled");

@@ -178,3 +178,23 @@ fn pressure_kernels_reach_their_wave_target_by_their_descriptors() {
             .unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 }
+
+/// Values spilling can recompute are not stored: in `remat_offsets`, 150 offsets `g + k` live
+/// beside 150 loaded values come back as their adds where they are read (`g` stays in
+/// registers), so nothing goes to scratch or AGPRs, on every configuration of the suite (the
+/// suite's check above runs them).
+#[test]
+fn rematerialized_offsets_are_neither_stored_nor_reloaded() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("pressure/remat_offsets.gk");
+    let r = from_gk("remat_offsets", &std::fs::read_to_string(path).unwrap()).unwrap();
+    for config in &PRESSURE_CONFIGS {
+        let (mcpu, wave_size, ..) = *config;
+        let target = Target { wave_size, ..Target::new(TargetId::parse(mcpu).unwrap()) };
+        let options = gcnc::compile::Options { ..Default::default() };
+        let compiled = gcnc::compile::compile(&r.module, &target, &options).unwrap();
+        let s = &compiled.stats[0];
+        assert!(s.vgprs > 200, "{}: {} VGPRs, the kernel is meant to press", label(config), s.vgprs);
+        assert_eq!((s.spills.spills, s.spills.reloads), (0, 0), "{}: {:?}", label(config), s.spills);
+        assert!(s.spills.remats >= 30, "{}: {:?}", label(config), s.spills);
+    }
+}

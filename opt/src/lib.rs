@@ -18,7 +18,7 @@
 //!  -O1  fold → reassociate → simplify_cfg → scalar_replace → gvn → load_elim → dce, once
 //!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → load_elim → licm → unroll →
 //!       scalar_replace → dce, repeated while it changes something (at most 4 rounds)
-//!       then once: rotate → fold → simplify_cfg → sink → dce
+//!       then once: rotate → fold → simplify_cfg → strength_reduce → sink → dce
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
@@ -37,7 +37,13 @@
 //! a select per element, do not make a loop too large to unroll first. The next round's
 //! folding and value numbering clean up after it.
 //!
-//! Not built yet (issue 12): strength reduction, partial unrolling, dead store elimination.
+//! Strength reduction comes after rotation and the CFG clean-up that follows it, once: the
+//! loops have their final shape (a rotated loop's preheader and latch are what it reads), and
+//! unrolling, which reads a loop's counter, has already removed the loops with a constant trip
+//! count (the new parameters would only have been copied). Dead-code elimination, last,
+//! removes the counters and multiplications nothing reads any more.
+//!
+//! Not built yet (issue 12): partial unrolling, dead store elimination.
 #![deny(missing_docs)]
 
 mod alias;
@@ -53,6 +59,7 @@ pub mod rotate;
 pub mod scalar_replace;
 pub mod simplify_cfg;
 pub mod sink;
+pub mod strength_reduce;
 pub mod unroll;
 
 use frontend_ir::Function;
@@ -74,10 +81,12 @@ const GVN: Pass = Pass { name: "gvn", run: gvn::gvn };
 const LOAD_ELIM: Pass = Pass { name: "load_elim", run: load_elim::load_elim };
 const LICM: Pass = Pass { name: "licm", run: licm::licm };
 const UNROLL: Pass = Pass { name: "unroll", run: unroll::unroll };
+const UNROLL_O3: Pass = Pass { name: "unroll", run: unroll::unroll_o3 };
 const SCALAR_REPLACE: Pass = Pass { name: "scalar_replace", run: scalar_replace::scalar_replace };
 const DCE: Pass = Pass { name: "dce", run: dce::dce };
 const ROTATE: Pass = Pass { name: "rotate", run: rotate::rotate };
 const SINK: Pass = Pass { name: "sink", run: sink::sink };
+const STRENGTH_REDUCE: Pass = Pass { name: "strength_reduce", run: strength_reduce::strength_reduce };
 
 /// A round of `-O2`, in order.
 const ROUND: [Pass; 10] =
@@ -88,19 +97,12 @@ const ROUND: [Pass; 10] =
 /// guards of loops that run at least once, CFG simplification removes them and merges the
 /// blocks rotation leaves in a chain, sinking moves what one successor alone needs into it
 /// (into a rotated loop's guarded preheader too, once the CFG is final), and dead code
-/// elimination drops the header values the rotated loops do not read.
-const FINAL: [Pass; 5] = [ROTATE, FOLD, SIMPLIFY_CFG, SINK, DCE];
+/// elimination drops the header values the rotated loops do not read. Strength reduction
+/// comes before sinking and dead-code elimination, which clean up after it.
+const FINAL: [Pass; 6] = [ROTATE, FOLD, SIMPLIFY_CFG, STRENGTH_REDUCE, SINK, DCE];
 
 /// Every pass: a round of `-O2`, then the passes of [`FINAL`] that no round runs.
-pub const PASSES: [Pass; 12] =
-    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE, ROTATE, SINK];
-
-/// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling, with
-/// scalar replacement before value numbering, which merges the compares and constants it makes.
-const CHEAP: [Pass; 7] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, SCALAR_REPLACE, GVN, LOAD_ELIM, DCE];
-
-/// A round of `-O3`: `-O2`'s with unrolling's larger budget.
-const O3: [Pass; 10] = [
+pub const PASSES: [Pass; 13] = [
     FOLD,
     REASSOCIATE,
     SIMPLIFY_CFG,
@@ -108,10 +110,21 @@ const O3: [Pass; 10] = [
     GVN,
     LOAD_ELIM,
     LICM,
-    Pass { name: "unroll", run: unroll::unroll_o3 },
+    UNROLL,
     SCALAR_REPLACE,
     DCE,
+    ROTATE,
+    STRENGTH_REDUCE,
+    SINK,
 ];
+
+/// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling, with
+/// scalar replacement before value numbering, which merges the compares and constants it makes.
+const CHEAP: [Pass; 7] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, SCALAR_REPLACE, GVN, LOAD_ELIM, DCE];
+
+/// A round of `-O3`: `-O2`'s with unrolling's larger budget.
+const O3: [Pass; 10] =
+    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL_O3, SCALAR_REPLACE, DCE];
 
 /// What one `-O` level runs.
 #[derive(Copy, Clone, Debug)]

@@ -387,9 +387,10 @@ impl Reducer {
             func.dfg.insts[term].block_calls_mut()[call].args.push(next);
             self.uses[next] += 1;
         }
-        // The value is the parameter now; its instruction goes.
+        // The value is the parameter now; its instruction goes. (An operand reduced before it
+        // is an alias of its own parameter now, which has its uses.)
         for &a in func.dfg.insts[at].args() {
-            self.uses[a] -= 1;
+            self.uses[func.dfg.resolve_aliases(a)] -= 1;
         }
         self.uses[q] += std::mem::take(&mut self.uses[v]);
         replace(&mut func.dfg, v, q);

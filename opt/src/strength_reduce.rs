@@ -108,8 +108,8 @@ struct Form {
     chain_uses: u32,
 }
 
-/// A basic induction variable: a header parameter, its value on entry, and how much each
-/// back edge (in [`Reducer::latches`]' order) adds to it.
+/// A basic induction variable (a header parameter, whose form is `iv * 1 + 0`): its value on
+/// entry, and how much each back edge (in [`Reducer::latches`]' order) adds to it.
 struct Iv {
     init: Value,
     steps: Vec<Term>,
@@ -125,7 +125,9 @@ struct Reducer {
     form_of: SecondaryMap<Value, Option<u32>>,
     /// The instructions of reduced values, to take out of their blocks at the end.
     removed: SecondaryMap<Inst, bool>,
+    /// The affine values of the loop and their forms, in the order the visit found them.
     forms: Vec<(Value, Form)>,
+    /// The loop's basic induction variables.
     ivs: Vec<Iv>,
     /// The back edges of the loop: the block and the index of its branch's call to the header.
     latches: Vec<(Block, usize)>,

@@ -19,7 +19,7 @@
 //!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → load_elim → licm → unroll →
 //!       scalar_replace → dce, repeated while it changes something (at most 4 rounds)
 //!       then once: unroll_partial → fold → reassociate → gvn → load_elim → rotate → fold →
-//!       simplify_cfg → sink → dce
+//!       simplify_cfg → strength_reduce → sink → dce
 //!  -O3  as -O2, with a larger unrolling budget
 //! ```
 //!
@@ -38,7 +38,14 @@
 //! a select per element, do not make a loop too large to unroll first. The next round's
 //! folding and value numbering clean up after it.
 //!
-//! Not built yet (issue 12): strength reduction, dead store elimination.
+//! Strength reduction comes after rotation and the CFG clean-up that follows it, once: the
+//! loops have their final shape (a rotated loop's preheader and latch are what it reads), and
+//! unrolling, which reads a loop's counter, has already removed the loops with a constant trip
+//! count or unrolled them partially (a partially unrolled loop's counter steps by the factor,
+//! and each copy's address becomes the new parameter plus a constant offset). Dead-code
+//! elimination, last, removes the counters and multiplications nothing reads any more.
+//!
+//! Not built yet (issue 12): dead store elimination.
 #![deny(missing_docs)]
 
 mod alias;
@@ -54,6 +61,7 @@ pub mod rotate;
 pub mod scalar_replace;
 pub mod simplify_cfg;
 pub mod sink;
+pub mod strength_reduce;
 pub mod unroll;
 
 use frontend_ir::Function;
@@ -80,6 +88,8 @@ const DCE: Pass = Pass { name: "dce", run: dce::dce };
 const ROTATE: Pass = Pass { name: "rotate", run: rotate::rotate };
 const SINK: Pass = Pass { name: "sink", run: sink::sink };
 const UNROLL_PARTIAL: Pass = Pass { name: "unroll_partial", run: unroll::unroll_partially };
+const UNROLL_O3: Pass = Pass { name: "unroll", run: unroll::unroll_o3 };
+const STRENGTH_REDUCE: Pass = Pass { name: "strength_reduce", run: strength_reduce::strength_reduce };
 
 /// A round of `-O2`, in order.
 const ROUND: [Pass; 10] =
@@ -94,12 +104,14 @@ const ROUND: [Pass; 10] =
 /// removing them and merging the blocks rotation leaves in a chain, sinking moving what one
 /// successor alone needs into it (into a rotated loop's guarded preheader too, once the CFG is
 /// final), and dead code elimination dropping the header values the rotated loops do not read.
-const FINAL: [Pass; 10] = [UNROLL_PARTIAL, FOLD, REASSOCIATE, GVN, LOAD_ELIM, ROTATE, FOLD, SIMPLIFY_CFG, SINK, DCE];
+/// Strength reduction comes before sinking and dead-code elimination, which clean up after it.
+const FINAL: [Pass; 11] =
+    [UNROLL_PARTIAL, FOLD, REASSOCIATE, GVN, LOAD_ELIM, ROTATE, FOLD, SIMPLIFY_CFG, STRENGTH_REDUCE, SINK, DCE];
 
 /// Every pass: a round of `-O2`, then the passes of [`FINAL`] that no round runs.
-pub const PASSES: [Pass; 13] = {
-    let after = [UNROLL_PARTIAL, ROTATE, SINK];
-    let mut all = [FOLD; 13];
+pub const PASSES: [Pass; 14] = {
+    let after = [UNROLL_PARTIAL, ROTATE, STRENGTH_REDUCE, SINK];
+    let mut all = [FOLD; 14];
     let mut i = 0;
     while i < all.len() {
         all[i] = if i < ROUND.len() { ROUND[i] } else { after[i - ROUND.len()] };
@@ -113,18 +125,8 @@ pub const PASSES: [Pass; 13] = {
 const CHEAP: [Pass; 7] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, SCALAR_REPLACE, GVN, LOAD_ELIM, DCE];
 
 /// A round of `-O3`: `-O2`'s with unrolling's larger budget.
-const O3: [Pass; 10] = [
-    FOLD,
-    REASSOCIATE,
-    SIMPLIFY_CFG,
-    IF_CONVERT,
-    GVN,
-    LOAD_ELIM,
-    LICM,
-    Pass { name: "unroll", run: unroll::unroll_o3 },
-    SCALAR_REPLACE,
-    DCE,
-];
+const O3: [Pass; 10] =
+    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL_O3, SCALAR_REPLACE, DCE];
 
 /// What one `-O` level runs.
 #[derive(Copy, Clone, Debug)]

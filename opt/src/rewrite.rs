@@ -1,7 +1,8 @@
 //! What the passes share: reading constants, replacing a value by another, making a new
 //! instruction where an old one stands, which instructions observe the active lanes of a wave,
-//! which loads read memory that never changes, a loop's preheader, how large an instruction becomes in machine
-//! code, and the dominator-tree walk with a scoped table that value numbering uses.
+//! which loads read memory that never changes, a function's loops and a loop's preheader, how
+//! large an instruction becomes in machine code, and the dominator-tree walk with a scoped
+//! table that value numbering uses.
 
 use foldhash::fast::FixedState;
 use frontend_ir::cfg::ControlFlowGraph;
@@ -147,6 +148,19 @@ pub(crate) fn machine_size(dfg: &DataFlowGraph, data: &InstData) -> u32 {
 pub(crate) fn is_commutative(op: BinaryOp) -> bool {
     use BinaryOp::*;
     matches!(op, Add | Mul | And | Or | Xor | Smin | Smax | Umin | Umax | UmulHi | SmulHi)
+}
+
+/// The control-flow graph and the loops of `func`, when it has a loop (the loop passes have
+/// nothing to do otherwise).
+pub(crate) fn loops_of(func: &Function) -> Option<(ControlFlowGraph, LoopAnalysis)> {
+    func.entry()?;
+    let cfg = ControlFlowGraph::new(func);
+    let domtree = DominatorTree::new(func, &cfg);
+    let loops = LoopAnalysis::new(func, &cfg, &domtree);
+    if loops.loops().len() == 0 {
+        return None;
+    }
+    Some((cfg, loops))
 }
 
 /// The preheader of `lp`: the header's only predecessor outside the loop, when it ends in a

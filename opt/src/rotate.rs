@@ -35,11 +35,10 @@
 //! the rotated loops of one run are therefore disjoint, and each block is visited a bounded
 //! number of times: the pass is linear.
 
-use crate::rewrite::{is_wave_op, machine_size, preheader, resolve_operands};
+use crate::rewrite::{is_wave_op, loops_of, machine_size, preheader, resolve_operands};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
-use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::loops::{Loop, LoopAnalysis};
 use frontend_ir::{Block, BlockCall, Function, Inst, InstData, Value, ValueDef};
 
@@ -49,15 +48,7 @@ const HEADER_BUDGET: u32 = 12;
 
 /// Rotates the loops of `func` into guarded do-while form; true if any was.
 pub fn rotate(func: &mut Function) -> bool {
-    if func.entry().is_none() {
-        return false;
-    }
-    let cfg = ControlFlowGraph::new(func);
-    let domtree = DominatorTree::new(func, &cfg);
-    let loops = LoopAnalysis::new(func, &cfg, &domtree);
-    if loops.loops().len() == 0 {
-        return false;
-    }
+    let Some((cfg, loops)) = loops_of(func) else { return false };
     let side_exits = side_exits(func, &cfg, &loops);
     let mut position: SecondaryMap<Block, usize> = SecondaryMap::with_capacity(func.dfg.blocks.len());
     for (i, &b) in func.layout.iter().enumerate() {

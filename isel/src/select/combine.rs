@@ -46,12 +46,14 @@ pub(super) fn run(func: &mut Function) {
         }
         for i in 0..n {
             let sum = Sum { insts: &block.insts, uses: &uses, defs: &defs, block: b, regrouped: &regrouped };
+            // A sum that a later vector add of the block goes on is regrouped there, whole.
             let inner = block.insts[i]
                 .defs
                 .first()
                 .and_then(|d| d.temp)
                 .is_some_and(|t| summed[t.id as usize] && uses[t.id as usize] == 1);
-            if let Some((absorbed, mut chain)) = sum.regroup(i, family, &mut next_temp).filter(|_| !inner) {
+            let regrouping = if inner { None } else { sum.regroup(i, family, &mut next_temp) };
+            if let Some((absorbed, mut chain)) = regrouping {
                 for j in absorbed {
                     gone[j] = true;
                 }

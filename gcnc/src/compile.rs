@@ -59,8 +59,12 @@ impl Default for Options {
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
 const MACHINE_STAGES: [&str; 10] =
     ["isel", "mir_opt", "hoist", "ds_pair", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
-/// The machine stages whose MIR is in SSA form, which [`isel::mir_verify`] checks.
-const PRE_ALLOCATION_STAGES: [&str; 5] = ["isel", "mir_opt", "hoist", "ds_pair", "schedule"];
+
+/// Whether the MIR after machine stage `stage` is in SSA form (the stage comes before register
+/// allocation in [`MACHINE_STAGES`]), which [`isel::mir_verify`] checks.
+fn before_allocation(stage: &str) -> bool {
+    MACHINE_STAGES.iter().take_while(|&&s| s != "regalloc").any(|&s| s == stage)
+}
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
 /// stages), as `--print-after` selects them.
@@ -458,7 +462,7 @@ fn run_pipeline(
             if options.print_after.contains(stage) {
                 printed.push(StageDump { kernel: kernel.clone(), stage, text: mir.to_string() });
             }
-            if verify && PRE_ALLOCATION_STAGES.contains(&stage) {
+            if verify && before_allocation(stage) {
                 isel::mir_verify::verify(mir).map_err(|errors| CompileError::MirVerify {
                     kernel: kernel.clone(),
                     stage,
@@ -607,6 +611,15 @@ mod tests {
         (target.wave_size, target.cumode) = (wave, cumode);
         let options = Options { waves_per_simd: cli, ..Options::default() };
         wave_target(&module.functions[FuncId::from_u32(0)], &target, &options)
+    }
+
+    /// The MIR verifier runs after the SSA stages, from selection to scheduling, and not once
+    /// registers are allocated (the MIR is no longer in SSA form).
+    #[test]
+    fn the_mir_verifier_runs_up_to_allocation() {
+        let verified: Vec<&str> = MACHINE_STAGES.into_iter().filter(|s| before_allocation(s)).collect();
+        assert_eq!(verified, ["isel", "mir_opt", "hoist", "ds_pair", "schedule"]);
+        assert!(!before_allocation("nonesuch"));
     }
 
     /// A workgroup's waves must fit on the SIMDs it shares (LLVM's `getWavesPerEUForWorkGroup`):

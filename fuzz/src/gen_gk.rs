@@ -29,8 +29,9 @@ const INPUT_LEN: [u32; 2] = [64, 256];
 /// Elements of the atomics buffer: 8 per operation.
 const ATOMIC_LEN: u32 = 8 * AtomicOp::ALL.len() as u32;
 /// The trip-count bounds of the long loops (many of them even, so that partial unrolling has
-/// a factor; a `for` loop's start is 0 to 3).
-const LONG_BOUNDS: [u32; 6] = [8, 12, 16, 24, 33, 64];
+/// a factor; a `for` loop's start is 0 to 3; 128 iterations are more than full unrolling takes
+/// of most bodies, even those that index a private array).
+const LONG_BOUNDS: [u32; 7] = [8, 12, 16, 24, 33, 64, 128];
 /// The deepest loop nest.
 const MAX_LOOP_NESTING: u32 = 4;
 /// One program in this many is big enough to need long branches.

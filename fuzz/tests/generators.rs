@@ -115,12 +115,13 @@ fn pressure_programs_are_accepted_and_spill() {
 }
 
 /// Some programs have loops that partial unrolling takes (a constant trip count too long to
-/// unroll fully, and a small body), so the fuzzer checks it: among 400 programs, at -O2, at
-/// least 4 are changed by `unroll_partial` (it adds blocks).
+/// unroll fully, and a small body), so the fuzzer checks it: among 1,000 programs, at -O2, at
+/// least 8 are changed by `unroll_partial` (it adds blocks). (Loops that index a private array
+/// with their counter are mostly unrolled fully, under unrolling's larger budget for them.)
 #[test]
 fn some_loops_are_unrolled_partially() {
     let mut unrolled = 0;
-    for seed in 0..400 {
+    for seed in 0..1000 {
         let name = format!("u{seed}");
         let text = kernel_file(&generate(seed, &name), &[]);
         let case = gcnc::conformance::Case::parse(&name, &text).expect("accepted, as tested above");
@@ -133,5 +134,5 @@ fn some_loops_are_unrolled_partially() {
         });
         unrolled += u32::from(changed);
     }
-    assert!(unrolled >= 8, "{unrolled} of 400 programs unrolled partially");
+    assert!(unrolled >= 8, "{unrolled} of 1000 programs unrolled partially");
 }

@@ -22,6 +22,10 @@
 //! reduction counts as the lanes it visits) is bounded by a budget per `-O` level,
 //! and what one run of the pass may add to a function by a multiple of it, so the pass stays
 //! linear in the program; folding, CFG simplification and value numbering then clean up.
+//! A loop that loads or stores private memory at an address its counter decides (`p[k]`) gets
+//! [`PRIVATE_BONUS`] times the budget, as LLVM's AMDGPU unrolling threshold for private
+//! arrays: unrolled, its addresses become constants and scalar replacement can keep the array
+//! in registers instead of scratch memory.
 //!
 //! Partial unrolling ([`unroll_partially`], once after the rounds of `-O2`/`-O3`) takes the
 //! same loops when the whole trip count does not fit the budget but a small body does: the
@@ -41,7 +45,7 @@ use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
 use frontend_ir::loops::{Loop, LoopAnalysis};
-use frontend_ir::{Block, BlockCall, Function, InstData, Value};
+use frontend_ir::{AddrSpace, Block, BlockCall, Function, InstData, Value};
 
 /// At `-O2`: the most instructions a fully unrolled loop may have.
 const BUDGET: usize = 320;
@@ -49,6 +53,9 @@ const BUDGET: usize = 320;
 const BUDGET_O3: usize = 1280;
 /// What one run of the pass may add to a function, in budgets.
 const GROWTH: usize = 8;
+/// How many budgets a loop gets whose counter decides a private address (LLVM's AMDGPU
+/// threshold for such loops is 2,000 against its default 300).
+const PRIVATE_BONUS: usize = 4;
 /// The most instructions a partially unrolled loop's body may have (all its copies).
 const PARTIAL_BUDGET: usize = 64;
 /// The unrolling factors partial unrolling tries, largest first.
@@ -118,7 +125,10 @@ fn unroll_with(func: &mut Function, mode: Mode) -> bool {
     let mut plans = Vec::new();
     for lp in loops.loops().filter(|&lp| !has_inner[lp]) {
         let limits = match mode {
-            Mode::Full { budget } => Limits { size: budget.min(allowance), evaluated: usize::MAX },
+            Mode::Full { budget } => {
+                let budget = if indexes_private(func, loops.blocks(lp)) { budget * PRIVATE_BONUS } else { budget };
+                Limits { size: budget.min(allowance), evaluated: usize::MAX }
+            }
             Mode::Partial => Limits { size: allowance, evaluated: evaluations.min(EVALUATED_PER_LOOP) },
         };
         let Some((plan, evaluated)) = plan(func, &cfg, &loops, lp, mode, limits, &mut env) else { continue };
@@ -209,6 +219,45 @@ fn unroll_with(func: &mut Function, mode: Mode) -> bool {
 fn loop_size(func: &Function, blocks: &[Block]) -> usize {
     let insts = blocks.iter().flat_map(|&b| &func.dfg.blocks[b].insts);
     insts.map(|&i| machine_size(&func.dfg, &func.dfg.insts[i]) as usize).sum()
+}
+
+/// Whether a private load or store in `blocks` (a loop, header first, in reverse postorder)
+/// has an address that depends on a parameter of the header: what the iteration decides.
+fn indexes_private(func: &Function, blocks: &[Block]) -> bool {
+    let dfg = &func.dfg;
+    let private = |v: Value| dfg.value_type(v).addr_space() == Some(AddrSpace::Private);
+    if !blocks.iter().flat_map(|&b| &dfg.blocks[b].insts).any(|&i| match &dfg.insts[i] {
+        InstData::Load { ptr, .. } => private(*ptr),
+        InstData::Store { args, .. } => private(args[0]),
+        _ => false,
+    }) {
+        return false;
+    }
+    let mut varies: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(dfg.values.len());
+    for &p in &dfg.blocks[blocks[0]].params {
+        varies[p] = true;
+    }
+    // One pass in reverse postorder: what depends on a header value only through the loop's
+    // other block parameters is missed, which costs at most the bonus.
+    for &b in blocks {
+        for &inst in &dfg.blocks[b].insts {
+            let data = &dfg.insts[inst];
+            let depends = data.args().iter().any(|&a| varies[dfg.resolve_aliases(a)]);
+            match data {
+                InstData::Load { ptr, .. } if depends && private(*ptr) => return true,
+                InstData::Store { args, .. } if varies[dfg.resolve_aliases(args[0])] && private(args[0]) => {
+                    return true
+                }
+                _ => {}
+            }
+            if depends {
+                if let Some(r) = dfg.inst_result(inst) {
+                    varies[r] = true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The bounds of one loop's plan.

@@ -390,48 +390,53 @@ impl Values {
     fn join_phis(&mut self, phis: &[&Inst]) -> bool {
         const TOP: u32 = u32::MAX;
         const BOTTOM: u32 = u32::MAX - 1;
-        // Per dword of each phi still its own value: its node, and what it is assumed to be.
+        // Per dword of each phi: its phi and dword, and the class (a root of the union-find)
+        // it belongs to. A phi's result may already share its class with other names (a tuple
+        // built of it and spilled, say): what is assumed is the class's, met over all its phis.
         let mut nodes: Vec<(usize, u8, u32)> = Vec::new();
         for (p, phi) in phis.iter().enumerate() {
             let t = phi.defs[0].temp.expect("phis define temporaries");
             for d in 0..t.rc.size {
                 if let Some(n) = self.slot_of(t, d) {
-                    let root = self.find(n);
-                    if root == n {
-                        nodes.push((p, d, n));
-                    }
+                    nodes.push((p, d, self.find(n)));
                 }
             }
         }
-        let index: HashMap<u32, usize> = nodes.iter().enumerate().map(|(k, &(_, _, n))| (n, k)).collect();
-        let mut assumed = vec![TOP; nodes.len()];
+        let mut index: HashMap<u32, usize> = HashMap::new();
+        for &(_, _, root) in &nodes {
+            let next = index.len();
+            index.entry(root).or_insert(next);
+        }
+        let mut assumed = vec![TOP; index.len()];
         let mut changed = true;
         while changed {
             changed = false;
-            for k in 0..nodes.len() {
-                let (p, d, n) = nodes[k];
+            for &(p, d, root) in &nodes {
+                let class = index[&root];
                 let mut meet = TOP;
                 for op in &phis[p].ops {
                     let v = match self.value(op, d) {
                         Some(r) if r == self.undef => BOTTOM,
+                        Some(r) if r == root => continue,
                         Some(r) => index.get(&r).map_or(r, |&q| assumed[q]),
                         None => BOTTOM,
                     };
-                    if v == TOP || v == n {
+                    if v == TOP || v == root {
                         continue;
                     }
                     meet = if meet == TOP || meet == v { v } else { BOTTOM };
                 }
-                if meet != assumed[k] && assumed[k] != BOTTOM {
-                    assumed[k] = if assumed[k] == TOP { meet } else { BOTTOM };
-                    changed = true;
+                if meet == TOP || meet == assumed[class] || assumed[class] == BOTTOM {
+                    continue;
                 }
+                assumed[class] = if assumed[class] == TOP { meet } else { BOTTOM };
+                changed = true;
             }
         }
         let mut joined = false;
-        for (k, &(_, _, n)) in nodes.iter().enumerate() {
-            if assumed[k] != TOP && assumed[k] != BOTTOM {
-                self.union(n, assumed[k]);
+        for (&root, &class) in &index {
+            if assumed[class] != TOP && assumed[class] != BOTTOM {
+                self.union(root, assumed[class]);
                 joined = true;
             }
         }

@@ -386,7 +386,9 @@ impl<'a> Assigner<'a> {
         let n = func.blocks.len();
         let temps = live.temp_count();
         // The windows start at the demand and cover every register fixed in a plain file.
+        // Linear VGPRs are counted in the demand but take registers of their own (below).
         let mut bound: [u16; FILES] = std::array::from_fn(|file| live.max_demand.of(file));
+        bound[1] = live.max_plain_vgprs;
         for inst in func.blocks.iter().flat_map(|b| b.insts.iter()) {
             let fixed = inst.defs.iter().filter_map(|d| d.reg.map(|r| (r, d.rc.size)));
             let fixed = fixed.chain(inst.ops.iter().filter_map(|o| Some((o.reg?, o.rc()?.size))));

@@ -154,18 +154,46 @@ pub(crate) fn file_limit(proc: &Processor, ty: RegType) -> u16 {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Pressure {
     counts: [[u32; 17]; FILES],
+    /// The linear VGPRs among the VGPRs counted, by size.
+    linear: [u32; 17],
+    /// How many linear VGPRs are counted.
+    linear_count: u32,
 }
 
 impl Pressure {
     /// Counts one more value of class `rc`.
     pub(crate) fn add(&mut self, rc: RegClass) {
-        self.counts[file_index(rc.ty)][usize::from(rc.size.min(16))] += 1;
+        let size = usize::from(rc.size.min(16));
+        self.counts[file_index(rc.ty)][size] += 1;
+        if rc.linear && rc.ty == RegType::Vgpr {
+            self.linear[size] += 1;
+            self.linear_count += 1;
+        }
     }
 
     /// Counts one value of class `rc` less.
     pub(crate) fn remove(&mut self, rc: RegClass) {
-        let c = &mut self.counts[file_index(rc.ty)][usize::from(rc.size.min(16))];
+        let size = usize::from(rc.size.min(16));
+        let c = &mut self.counts[file_index(rc.ty)][size];
         *c = c.saturating_sub(1);
+        if rc.linear && rc.ty == RegType::Vgpr && self.linear[size] > 0 {
+            self.linear[size] -= 1;
+            self.linear_count -= 1;
+        }
+    }
+
+    /// The VGPRs the counted values other than linear VGPRs need on `proc`, given the VGPRs
+    /// all of them need (`vgprs`, from [`Pressure::demand`]). The allocator keeps linear VGPRs
+    /// in registers of their own above the others.
+    pub(crate) fn plain_vgprs(&self, proc: &Processor, vgprs: u16) -> u16 {
+        if self.linear_count == 0 {
+            return vgprs;
+        }
+        let mut plain = self.counts[file_index(RegType::Vgpr)];
+        for (c, l) in plain.iter_mut().zip(&self.linear) {
+            *c -= l;
+        }
+        file_demand(&plain, RegType::Vgpr, proc)
     }
 
     /// The registers the counted values need on `proc`.

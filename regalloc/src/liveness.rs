@@ -40,6 +40,9 @@ pub struct Liveness {
     pub block_demand: Vec<RegisterDemand>,
     /// The largest demand in the function.
     pub max_demand: RegisterDemand,
+    /// The most VGPRs the values other than linear VGPRs need at once (at most
+    /// `max_demand.vgprs`): the window of ordinary VGPRs, below the linear ones' registers.
+    pub max_plain_vgprs: u16,
     /// The class of each temporary, by id (None for ids never defined).
     classes: Vec<Option<RegClass>>,
     /// Temporaries whose value nobody reads.
@@ -253,6 +256,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
         inst_demand: vec![Vec::new(); n],
         block_demand: vec![RegisterDemand::default(); n],
         max_demand: RegisterDemand::default(),
+        max_plain_vgprs: 0,
         dead: vec![false; classes.len()],
         classes,
         special,
@@ -305,6 +309,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
             }
             extra.iter().for_each(|&rc| pressure.add(rc));
             demands[i] = cache.demand(&pressure, proc);
+            live.max_plain_vgprs = live.max_plain_vgprs.max(pressure.plain_vgprs(proc, demands[i].vgprs));
             extra.iter().for_each(|&rc| pressure.remove(rc));
             for op in inst.ops.iter_mut() {
                 if let OperandKind::Temp(t) = op.kind {
@@ -330,6 +335,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
             }
         }
         let entry = cache.demand(&pressure, proc);
+        live.max_plain_vgprs = live.max_plain_vgprs.max(pressure.plain_vgprs(proc, entry.vgprs));
         demands[..phis].fill(entry);
         let block_max = demands.iter().fold(entry, |m, &d| m.max(d));
         live.block_demand[b] = block_max;

@@ -857,6 +857,14 @@ impl Gen {
                             self.rng.pick(&["+", "-", "*", "/"])
                         };
                         let (a, b) = (self.expr(ty, d, uniform), self.expr(ty, d, uniform));
+                        if int && (op == "/" || op == "%") && self.rng.chance(25) {
+                            // The quotient and the remainder of the same operands, which the
+                            // optimizer computes with one division (`div_rem`).
+                            let q = self.bin("/", ty, a.clone(), b.clone());
+                            let r = self.bin("%", ty, a, b);
+                            let join = self.rng.pick(&["+", "^"]);
+                            return self.bin(join, ty, q, r);
+                        }
                         self.bin(op, ty, a, b)
                     }
                     1 => {

@@ -15,9 +15,10 @@
 //!
 //! ```text
 //!  -O0  nothing: the code maps to the source one to one
-//!  -O1  fold → reassociate → simplify_cfg → scalar_replace → gvn → load_elim → dce, once
-//!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → load_elim → licm → unroll →
-//!       scalar_replace → dce, repeated while it changes something (at most 4 rounds)
+//!  -O1  fold → reassociate → simplify_cfg → scalar_replace → gvn → div_rem → load_elim → dce,
+//!       once
+//!  -O2  fold → reassociate → simplify_cfg → if_convert → gvn → div_rem → load_elim → licm →
+//!       unroll → scalar_replace → dce, repeated while it changes something (at most 4 rounds)
 //!       then once: unroll_partial → fold → reassociate → gvn → load_elim → rotate → fold →
 //!       simplify_cfg → strength_reduce → sink → dce
 //!  -O3  as -O2, with a larger unrolling budget
@@ -50,6 +51,7 @@
 
 mod alias;
 pub mod dce;
+pub mod div_rem;
 pub mod fold;
 pub mod gvn;
 pub mod if_convert;
@@ -80,6 +82,7 @@ const REASSOCIATE: Pass = Pass { name: "reassociate", run: reassociate::reassoci
 const SIMPLIFY_CFG: Pass = Pass { name: "simplify_cfg", run: simplify_cfg::simplify_cfg };
 const IF_CONVERT: Pass = Pass { name: "if_convert", run: if_convert::if_convert };
 const GVN: Pass = Pass { name: "gvn", run: gvn::gvn };
+const DIV_REM: Pass = Pass { name: "div_rem", run: div_rem::div_rem };
 const LOAD_ELIM: Pass = Pass { name: "load_elim", run: load_elim::load_elim };
 const LICM: Pass = Pass { name: "licm", run: licm::licm };
 const UNROLL: Pass = Pass { name: "unroll", run: unroll::unroll };
@@ -92,8 +95,8 @@ const UNROLL_O3: Pass = Pass { name: "unroll", run: unroll::unroll_o3 };
 const STRENGTH_REDUCE: Pass = Pass { name: "strength_reduce", run: strength_reduce::strength_reduce };
 
 /// A round of `-O2`, in order.
-const ROUND: [Pass; 10] =
-    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE];
+const ROUND: [Pass; 11] =
+    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, DIV_REM, LOAD_ELIM, LICM, UNROLL, SCALAR_REPLACE, DCE];
 
 /// What `-O2` and `-O3` run once after their rounds: the loops take their final shape (after
 /// full unrolling and code motion, which look for loops tested at the top): partial unrolling
@@ -109,9 +112,9 @@ const FINAL: [Pass; 11] =
     [UNROLL_PARTIAL, FOLD, REASSOCIATE, GVN, LOAD_ELIM, ROTATE, FOLD, SIMPLIFY_CFG, STRENGTH_REDUCE, SINK, DCE];
 
 /// Every pass: a round of `-O2`, then the passes of [`FINAL`] that no round runs.
-pub const PASSES: [Pass; 14] = {
+pub const PASSES: [Pass; 15] = {
     let after = [UNROLL_PARTIAL, ROTATE, STRENGTH_REDUCE, SINK];
-    let mut all = [FOLD; 14];
+    let mut all = [FOLD; 15];
     let mut i = 0;
     while i < all.len() {
         all[i] = if i < ROUND.len() { ROUND[i] } else { after[i - ROUND.len()] };
@@ -122,11 +125,11 @@ pub const PASSES: [Pass; 14] = {
 
 /// The cheap passes of `-O1`: everything but if-conversion, code motion and unrolling, with
 /// scalar replacement before value numbering, which merges the compares and constants it makes.
-const CHEAP: [Pass; 7] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, SCALAR_REPLACE, GVN, LOAD_ELIM, DCE];
+const CHEAP: [Pass; 8] = [FOLD, REASSOCIATE, SIMPLIFY_CFG, SCALAR_REPLACE, GVN, DIV_REM, LOAD_ELIM, DCE];
 
 /// A round of `-O3`: `-O2`'s with unrolling's larger budget.
-const O3: [Pass; 10] =
-    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, LOAD_ELIM, LICM, UNROLL_O3, SCALAR_REPLACE, DCE];
+const O3: [Pass; 11] =
+    [FOLD, REASSOCIATE, SIMPLIFY_CFG, IF_CONVERT, GVN, DIV_REM, LOAD_ELIM, LICM, UNROLL_O3, SCALAR_REPLACE, DCE];
 
 /// What one `-O` level runs.
 #[derive(Copy, Clone, Debug)]

@@ -19,7 +19,8 @@
 //! The schedule is built top-down: among the instructions whose operands are computed, the
 //! choice prefers, in order, one that keeps the region's register demand within what the
 //! original order needed at its peak or what keeps the occupancy the function's peak demand
-//! allows (so scheduling costs no waves), one whose operands are
+//! allows (so scheduling costs no waves), anything but a load while [`LOADS_AHEAD`] loads
+//! have issued that no reader has followed yet, one whose operands are
 //! ready by the current cycle (latencies of [`isa::latency`]), a load, a split or
 //! concatenation only when it does not grow the demand, the longest latency-weighted path to
 //! the region's end, and the original order. Demand counts the dwords of each register file,
@@ -39,6 +40,10 @@ use smallvec::SmallVec;
 
 /// The most instructions scheduled together.
 const WINDOW: usize = 128;
+/// The most loads the schedule issues ahead of every reader of their results: enough to keep
+/// the memory busy (the other waves of the SIMD hide latency too), without holding the results
+/// of a whole unrolled loop's loads in registers at once.
+const LOADS_AHEAD: u32 = 8;
 
 /// How an instruction takes part in scheduling.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -171,6 +176,10 @@ struct Node {
     writes_scc: bool,
     /// The nodes that read the value it writes to SCC.
     scc_readers: SmallVec<[u32; 2]>,
+    /// The loads whose results it reads (through splits and concatenations).
+    loads_read: SmallVec<[u32; 2]>,
+    /// A load: a reader of its results has issued.
+    read: bool,
 }
 
 /// A temporary an instruction reads (see [`Node::reads`]).
@@ -326,6 +335,13 @@ impl Scratch {
             }
             node.waiting = preds.len() as u32;
             for &(p, data) in &preds {
+                // A split or concatenation passes a load's result on to its readers.
+                if data && self.nodes[p as usize].load {
+                    self.nodes[k].loads_read.push(p);
+                } else if data && self.nodes[p as usize].free {
+                    let through = self.nodes[p as usize].loads_read.clone();
+                    self.nodes[k].loads_read.extend(through);
+                }
                 let producer = &mut self.nodes[p as usize];
                 let wait = if data { producer.latency } else { 0 };
                 producer.succs.push((k32, wait));
@@ -404,6 +420,8 @@ impl Scratch {
         cur = [0, 0];
         // Readers of the value in SCC not scheduled yet.
         let mut scc_pending = self.scc_inflow;
+        // Loads issued that no reader has followed yet.
+        let mut ahead = 0u32;
         while !ready.is_empty() {
             let Some((at, _)) = ready
                 .iter()
@@ -416,6 +434,7 @@ impl Scratch {
                     let grows = after[0] + after[1] > cur[0] + cur[1];
                     let key = (
                         std::cmp::Reverse(excess),
+                        !(node.load && ahead >= LOADS_AHEAD),
                         node.ready_at <= cycle,
                         node.load,
                         !(node.free && grows),
@@ -439,6 +458,13 @@ impl Scratch {
             }
             cur = self.after(c, cur);
             self.consume(c);
+            ahead += u32::from(self.nodes[c].load);
+            for k in 0..if self.nodes[c].free { 0 } else { self.nodes[c].loads_read.len() } {
+                let load = self.nodes[c].loads_read[k] as usize;
+                if !std::mem::replace(&mut self.nodes[load].read, true) {
+                    ahead -= 1;
+                }
+            }
             let issue = cycle.max(self.nodes[c].ready_at);
             cycle = issue + u32::from(!self.nodes[c].free);
             for k in 0..self.nodes[c].succs.len() {

@@ -314,8 +314,10 @@ impl Verifier<'_> {
                 self.error(b, Some(k), format!("result {i} of class {} does not fit the operation", d.rc));
             }
         }
+        // With `saddr`, GLOBAL's address operand is a 32-bit VGPR offset.
+        let saddr = inst.opcode.format(family) == Format::Global && explicit_ops == shape.ops.len() + 1;
         for (i, op) in inst.ops.iter().enumerate() {
-            let ok = if i < lead {
+            let ok = if i < lead || (saddr && i == 0) {
                 self.operand_fits(isa::operands::Slot { loc: Loc::Vgpr, size: 1 }, op)
             } else if i < explicit_ops {
                 let slot = shape.ops.get(i - lead).copied().unwrap_or(isa::operands::Slot { loc: Loc::Sgpr, size: 2 });

@@ -212,7 +212,7 @@ fn load(
         ctx.set(result, Val::Temp(dst));
         return Ok(());
     }
-    let addr = address(ctx, ptr)?;
+    let addr = global_address(ctx, ptr, flat)?;
     let dst = ctx.temp(RegClass::vgpr(dwords));
     let opcode = match (flat, dwords) {
         (false, 1) => Opcode::GlobalLoadB32,
@@ -221,7 +221,7 @@ fn load(
         (true, _) => Opcode::FlatLoadB64,
     };
     let opcode = sized(opcode, ty);
-    let mut inst = mir::Inst::new(opcode, &[Def::temp(dst)], &[Operand::temp(addr)]);
+    let mut inst = mir::Inst::new(opcode, &[Def::temp(dst)], &addr.operands(&[]));
     inst.fields.cpol = cpol;
     ctx.emit(inst);
     let val = if uniform { ctx.readfirstlane(dst) } else { dst };
@@ -268,19 +268,20 @@ fn store(ctx: &mut Ctx<'_>, ptr: Value, value: Value, flags: MemFlags, cpol: Cac
     }
     let (opcode, addr) = if is_private(ctx, ptr) {
         let opcode = sized(if dwords == 1 { Opcode::ScratchStoreB32 } else { Opcode::ScratchStoreB64 }, ty);
-        (opcode, private_address(ctx, ptr)?)
+        (opcode, Address { vaddr: private_address(ctx, ptr)?, saddr: None })
     } else {
-        let opcode = match (is_flat(ctx, ptr), dwords) {
+        let flat = is_flat(ctx, ptr);
+        let opcode = match (flat, dwords) {
             (false, 1) => Opcode::GlobalStoreB32,
             (false, _) => Opcode::GlobalStoreB64,
             (true, 1) => Opcode::FlatStoreB32,
             (true, _) => Opcode::FlatStoreB64,
         };
-        (sized(opcode, ty), address(ctx, ptr)?)
+        (sized(opcode, ty), global_address(ctx, ptr, flat)?)
     };
     let data = ctx.val(value)?;
     let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
-    let mut inst = mir::Inst::new(opcode, &[], &[Operand::temp(addr), Operand::temp(data)]);
+    let mut inst = mir::Inst::new(opcode, &[], &addr.operands(&[data]));
     inst.fields.cpol = cpol;
     ctx.emit(inst);
     Ok(())
@@ -495,11 +496,9 @@ fn emit_atomic(
             None => emit_ds(ctx, rtn, &[Def::temp(dst)], ptr, data)?,
         },
         AtomicOpcodes::Vector(opcode) => {
-            let addr = address(ctx, ptr)?;
-            let mut srcs: SmallVec<[Operand; 2]> = SmallVec::from_slice(&[Operand::temp(addr)]);
-            srcs.extend(data.iter().map(|&t| Operand::temp(t)));
+            let addr = global_address(ctx, ptr, space == Space::Flat)?;
             let defs: &[Def] = if returns { &[Def::temp(dst)] } else { &[] };
-            let mut inst = mir::Inst::new(opcode, defs, &srcs);
+            let mut inst = mir::Inst::new(opcode, defs, &addr.operands(data));
             inst.fields.cpol = mm::access_cpol(ctx, access, sync.scope);
             ctx.emit(inst);
         }
@@ -510,10 +509,40 @@ fn emit_atomic(
     Ok(())
 }
 
-/// The address in a VGPR pair.
-fn address(ctx: &mut Ctx<'_>, ptr: Value) -> Result<Temp, IselError> {
+/// The address operands of a GLOBAL or FLAT access: a 64-bit address in a VGPR pair, or for a
+/// GLOBAL access at a uniform address, that address in an SGPR pair (`saddr`) and a zero
+/// 32-bit VGPR offset, which takes one VGPR instead of two and no copy of the address.
+struct Address {
+    vaddr: Temp,
+    saddr: Option<Temp>,
+}
+
+impl Address {
+    /// The instruction's operands: the VGPR address or offset, `data`, then `saddr`.
+    fn operands(&self, data: &[Temp]) -> SmallVec<[Operand; 4]> {
+        let mut ops: SmallVec<[Operand; 4]> = SmallVec::new();
+        ops.push(Operand::temp(self.vaddr));
+        ops.extend(data.iter().map(|&t| Operand::temp(t)));
+        ops.extend(self.saddr.map(Operand::temp));
+        ops
+    }
+}
+
+/// The address of a GLOBAL (or, with `flat`, FLAT) access to `ptr` (see [`Address`]).
+fn global_address(ctx: &mut Ctx<'_>, ptr: Value, flat: bool) -> Result<Address, IselError> {
     let val = ctx.val(ptr)?;
-    ctx.as_class(val, RegClass::V2)
+    if !flat && !ctx.div.is_divergent(ptr) {
+        let saddr = match val {
+            Val::Temp(t) if t.rc == RegClass::S2 => Some(t),
+            Val::Const(c) => Some(ctx.wide_const(c, RegType::Sgpr)),
+            _ => None,
+        };
+        if let Some(saddr) = saddr {
+            let vaddr = ctx.as_class(Val::Const(0), RegClass::V1)?;
+            return Ok(Address { vaddr, saddr: Some(saddr) });
+        }
+    }
+    Ok(Address { vaddr: ctx.as_class(val, RegClass::V2)?, saddr: None })
 }
 
 /// Whether `ptr` points into the lane's private segment (scratch).

@@ -57,8 +57,19 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 10] =
-    ["isel", "mir_opt", "hoist", "ds_pair", "schedule", "regalloc", "branches", "hazards", "waitcnt", "delay_alu"];
+const MACHINE_STAGES: [&str; 11] = [
+    "isel",
+    "mir_opt",
+    "hoist",
+    "ds_pair",
+    "schedule",
+    "regalloc",
+    "branches",
+    "vopd",
+    "hazards",
+    "waitcnt",
+    "delay_alu",
+];
 
 /// Whether the MIR after machine stage `stage` is in SSA form (the stage comes before register
 /// allocation in [`MACHINE_STAGES`]), which [`isel::mir_verify`] checks.
@@ -515,6 +526,12 @@ fn run_pipeline(
         sched::branches::simplify_branches(&mut mir);
         timed("branches", t);
         after("branches", &mir)?;
+        if options.opt_level >= 1 {
+            let t = Instant::now();
+            sched::vopd::pair_vopd(&mut mir);
+            timed("vopd", t);
+            after("vopd", &mir)?;
+        }
         let t = Instant::now();
         let hazards = sched::hazards::resolve_hazards(&mut mir, target);
         isel::strip_implicit(&mut mir);

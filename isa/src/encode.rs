@@ -1364,16 +1364,16 @@ impl Encoder<'_> {
             }
         }
         self.info = x;
-        let bank = |r: Option<PhysReg>| r.map(|r| r.index() % 4);
-        if regs[0][0].zip(regs[1][0]).is_some_and(|(a, b)| a.index() % 2 == b.index() % 2) {
-            return Err(self.rule("the X and Y results are one even and one odd VGPR"));
-        }
-        for (i, what) in
-            [(1, "the first sources use different VGPR banks"), (2, "the second sources use different VGPR banks")]
-        {
-            if bank(regs[0][i]).is_some() && bank(regs[0][i]) == bank(regs[1][i]) && regs[0][i] != regs[1][i] {
-                return Err(self.rule(what));
-            }
+        let half = |h: [Option<PhysReg>; 3]| crate::vopd::Half {
+            dst: h[0].map_or(0, PhysReg::index),
+            src0: h[1].map(PhysReg::index),
+            src1: h[2].map(PhysReg::index),
+        };
+        crate::vopd::register_rule(half(regs[0]), half(regs[1])).map_err(|what| self.rule(what))?;
+        let sgprs = self.inst.ops.iter().filter_map(|o| o.reg.filter(|r| r.reg_type() == RegType::Sgpr));
+        let vcc = [x.opcode, y.opcode].contains(&Opcode::VDualCndmaskB32).then_some(PhysReg::VCC);
+        if crate::vopd::scalar_values(sgprs.chain(vcc), self.literal.is_some()) > crate::vopd::MAX_SCALARS {
+            return Err(self.rule("a pair reads at most two scalar values (SGPRs, VCC, the literal)"));
         }
         let w0 = vopd::PREFIX.word()
             | vopd::OPX.put(x.number.into())

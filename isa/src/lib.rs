@@ -8,7 +8,7 @@
 //! tables ([`table`], generated from llvm-mc-19 by `scripts/gen_tables.py` and committed under
 //! `src/tables/`), which give every opcode of gfx1100 and gfx942 in the formats gcnc handles
 //! with its number, operand slots and modifiers, and the field layouts of each encoding family
-//! ([`encoding`]); [`constant_bus`] holds the constant-bus and VOP3-literal rules, [`hazard`] the hazard rules the hazard pass and the emulator share; [`operands`] is the per-opcode shape view that instruction selection uses.
+//! ([`encoding`]); [`constant_bus`] holds the constant-bus and VOP3-literal rules, [`hazard`] the hazard rules the hazard pass and the emulator share, [`vopd`] GFX11's dual-issue pairs; [`operands`] is the per-opcode shape view that instruction selection uses.
 //! `tests/llvm_mc.rs` checks every opcode in many forms against llvm-mc-19's assembler and
 //! disassembler, `tests/completeness.rs` the tables against tinygrad's lists of AMD's ISA, and
 //! `tests/decode_smoke.rs` that no input makes the decoder panic.
@@ -28,3 +28,4 @@ pub mod operands;
 pub mod processor;
 pub mod reg;
 pub mod table;
+pub mod vopd;

@@ -4,7 +4,7 @@
 //! computing stretches (loads early, dependent instructions apart, within the register
 //! demand that keeps the function's occupancy and its wave target). On allocated MIR,
 //! [`branches`] first removes the branches and EXEC flips that exec-mask lowering leaves and
-//! nothing needs, then
+//! nothing needs, [`vopd`] pairs gfx11's VALU operations into dual-issue instructions, then
 //! [`hazards`] inserts the `s_nop` and
 //! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
 //! `s_waitcnt` from per-counter scoreboards, [`clause`] marks gfx11's runs of loads with
@@ -19,4 +19,5 @@ pub mod ds_pair;
 pub mod hazards;
 pub mod hoist;
 pub mod schedule;
+pub mod vopd;
 pub mod waitcnt;

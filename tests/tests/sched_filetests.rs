@@ -1,6 +1,6 @@
 //! Filetests of the passes after register allocation: each file of tests/filetests/sched
 //! holds target lines, a kernel in `.gir`, and the expected MIR after `sched::branches`,
-//! `sched::hazards`, `sched::waitcnt`, `sched::clause` and `sched::delay_alu` (selected by isel and allocated
+//! `sched::vopd`, `sched::hazards`, `sched::waitcnt`, `sched::clause` and `sched::delay_alu` (selected by isel and allocated
 //! by regalloc first), as `; ` lines after `; output:`. Run with `BLESS=1` to rewrite the expected output when a change is intended;
 //! each file's leading comment says what the output must show, so a blessed result is checked
 //! by a reader, not just accepted.
@@ -19,6 +19,7 @@ fn run(input: &str) -> String {
         let mut mir = isel::select(&module, kernel, &target).unwrap().mir;
         regalloc::allocate(&mut mir, target.processor()).unwrap();
         let branches = sched::branches::simplify_branches(&mut mir);
+        let pairs = sched::vopd::pair_vopd(&mut mir);
         let hazards = sched::hazards::resolve_hazards(&mut mir, &target);
         isel::strip_implicit(&mut mir);
         let waits = sched::waitcnt::insert_waits(&mut mir);
@@ -26,7 +27,7 @@ fn run(input: &str) -> String {
         let clauses = sched::clause::insert_clauses(&mut mir, target.processor());
         let delays = sched::delay_alu::insert_delay_alu(&mut mir);
         out.push_str(&format!(
-            "{line}: {} jumps, {} flips, {} skips removed, {} inverted; {} waits, {} nops, {} depctrs, {clauses} clauses, {} delays ({} folded)\n",
+            "{line}: {} jumps, {} flips, {} skips removed, {} inverted; {pairs} pairs; {} waits, {} nops, {} depctrs, {clauses} clauses, {} delays ({} folded)\n",
             branches.jumps,
             branches.flips,
             branches.skips,

@@ -20,7 +20,9 @@
 //! choice prefers, in order, one that keeps the region's register demand within what the
 //! original order needed at its peak or what keeps the occupancy the function's peak demand
 //! allows (so scheduling costs no waves), anything but a load while [`LOADS_AHEAD`] loads
-//! have issued that no reader has followed yet, one whose operands are
+//! have issued that no reader has followed yet, a load or an operation that keeps the VGPR
+//! demand within the original order's peak (so filling a stall costs no registers; loads may
+//! raise it to hide their latency), one whose operands are
 //! ready by the current cycle (latencies of [`isa::latency`]), a load, a split or
 //! concatenation only when it does not grow the demand, the longest latency-weighted path to
 //! the region's end, and the original order. Demand counts the dwords of each register file,
@@ -408,6 +410,9 @@ impl Scratch {
             self.consume(k);
             peak = [peak[0].max(cur[0]), peak[1].max(cur[1])];
         }
+        // The original order's VGPR peak: an ALU operation that would take the demand above it
+        // waits while something else can go (loads may, to hide their latency).
+        let original = peak[1];
         peak = [peak[0].max(room[0]), peak[1].max(room[1])];
         for k in 0..n {
             for r in &self.nodes[k].reads {
@@ -435,6 +440,7 @@ impl Scratch {
                     let key = (
                         std::cmp::Reverse(excess),
                         !(node.load && ahead >= LOADS_AHEAD),
+                        node.load || after[1] <= original.max(cur[1]),
                         node.ready_at <= cycle,
                         node.load,
                         !(node.free && grows),

@@ -223,6 +223,7 @@ fn load(
     let opcode = sized(opcode, ty);
     let mut inst = mir::Inst::new(opcode, &[Def::temp(dst)], &addr.operands(&[]));
     inst.fields.cpol = cpol;
+    inst.fields.offset = addr.offset;
     ctx.emit(inst);
     let val = if uniform { ctx.readfirstlane(dst) } else { dst };
     ctx.set(result, Val::Temp(val));
@@ -268,7 +269,7 @@ fn store(ctx: &mut Ctx<'_>, ptr: Value, value: Value, flags: MemFlags, cpol: Cac
     }
     let (opcode, addr) = if is_private(ctx, ptr) {
         let opcode = sized(if dwords == 1 { Opcode::ScratchStoreB32 } else { Opcode::ScratchStoreB64 }, ty);
-        (opcode, Address { vaddr: private_address(ctx, ptr)?, saddr: None })
+        (opcode, Address { vaddr: private_address(ctx, ptr)?, saddr: None, offset: 0 })
     } else {
         let flat = is_flat(ctx, ptr);
         let opcode = match (flat, dwords) {
@@ -283,6 +284,7 @@ fn store(ctx: &mut Ctx<'_>, ptr: Value, value: Value, flags: MemFlags, cpol: Cac
     let data = ctx.as_class(data, RegClass::vgpr(dwords))?;
     let mut inst = mir::Inst::new(opcode, &[], &addr.operands(&[data]));
     inst.fields.cpol = cpol;
+    inst.fields.offset = addr.offset;
     ctx.emit(inst);
     Ok(())
 }
@@ -499,6 +501,7 @@ fn emit_atomic(
             let addr = global_address(ctx, ptr, space == Space::Flat)?;
             let defs: &[Def] = if returns { &[Def::temp(dst)] } else { &[] };
             let mut inst = mir::Inst::new(opcode, defs, &addr.operands(data));
+            inst.fields.offset = addr.offset;
             inst.fields.cpol = mm::access_cpol(ctx, access, sync.scope);
             ctx.emit(inst);
         }
@@ -515,6 +518,8 @@ fn emit_atomic(
 struct Address {
     vaddr: Temp,
     saddr: Option<Temp>,
+    /// The constant part of the address, in the instruction's offset field.
+    offset: i32,
 }
 
 impl Address {
@@ -528,8 +533,19 @@ impl Address {
     }
 }
 
-/// The address of a GLOBAL (or, with `flat`, FLAT) access to `ptr` (see [`Address`]).
+/// The address of a GLOBAL (or, with `flat`, FLAT) access to `ptr` (see [`Address`]). A
+/// GLOBAL access takes the constant offsets of the `ptradd`s that lead to `ptr`
+/// ([`constant_offset`]) in its offset field, non-negative and within the field, so that
+/// accesses of one base at different constants share its registers (and `sched::mem_merge`
+/// finds neighbours).
 fn global_address(ctx: &mut Ctx<'_>, ptr: Value, flat: bool) -> Result<Address, IselError> {
+    let (ptr, offset) = if flat {
+        (ptr, 0)
+    } else {
+        let field = isa::encoding::global(ctx.family).offset;
+        constant_offset(ctx, ptr, |o| o >= 0 && i32::try_from(o).is_ok_and(|o| field.fits_signed(o)))
+    };
+    let offset = offset as i32;
     let val = ctx.val(ptr)?;
     if !flat && !ctx.div.is_divergent(ptr) {
         let saddr = match val {
@@ -539,10 +555,10 @@ fn global_address(ctx: &mut Ctx<'_>, ptr: Value, flat: bool) -> Result<Address, 
         };
         if let Some(saddr) = saddr {
             let vaddr = ctx.as_class(Val::Const(0), RegClass::V1)?;
-            return Ok(Address { vaddr, saddr: Some(saddr) });
+            return Ok(Address { vaddr, saddr: Some(saddr), offset });
         }
     }
-    Ok(Address { vaddr: ctx.as_class(val, RegClass::V2)?, saddr: None })
+    Ok(Address { vaddr: ctx.as_class(val, RegClass::V2)?, saddr: None, offset })
 }
 
 /// Whether `ptr` points into the lane's private segment (scratch).

@@ -57,11 +57,12 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 11] = [
+const MACHINE_STAGES: [&str; 12] = [
     "isel",
     "mir_opt",
     "hoist",
     "ds_pair",
+    "mem_merge",
     "schedule",
     "regalloc",
     "branches",
@@ -507,6 +508,10 @@ fn run_pipeline(
             timed("ds_pair", t);
             after("ds_pair", &mir)?;
             let t = Instant::now();
+            sched::mem_merge::merge_accesses(&mut mir);
+            timed("mem_merge", t);
+            after("mem_merge", &mir)?;
+            let t = Instant::now();
             sched::schedule::schedule(&mut mir, proc, limits);
             timed("schedule", t);
             after("schedule", &mir)?;
@@ -635,7 +640,7 @@ mod tests {
     #[test]
     fn the_mir_verifier_runs_up_to_allocation() {
         let verified: Vec<&str> = MACHINE_STAGES.into_iter().filter(|s| before_allocation(s)).collect();
-        assert_eq!(verified, ["isel", "mir_opt", "hoist", "ds_pair", "schedule"]);
+        assert_eq!(verified, ["isel", "mir_opt", "hoist", "ds_pair", "mem_merge", "schedule"]);
         assert!(!before_allocation("nonesuch"));
     }
 

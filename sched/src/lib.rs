@@ -1,6 +1,6 @@
 //! Scheduling-related passes on MIR. Before register allocation, [`hoist`] moves
 //! loop-invariant ALU instructions out of loops, [`ds_pair`] pairs LDS accesses into the
-//! two-address forms, and [`schedule`] reorders each block's
+//! two-address forms, [`mem_merge`] merges adjacent global and scalar accesses, and [`schedule`] reorders each block's
 //! computing stretches (loads early, dependent instructions apart, within the register
 //! demand that keeps the function's occupancy and its wave target). On allocated MIR,
 //! [`branches`] first removes the branches and EXEC flips that exec-mask lowering leaves and
@@ -18,6 +18,7 @@ pub mod delay_alu;
 pub mod ds_pair;
 pub mod hazards;
 pub mod hoist;
+pub mod mem_merge;
 pub mod schedule;
 pub mod vopd;
 pub mod waitcnt;

@@ -1,14 +1,15 @@
-//! Filetests of `sched::ds_pair`: each file of tests/filetests/ds_pair holds target lines, a
-//! kernel in `.gir`, and the MIR after instruction selection and LDS pairing (before
-//! register allocation), with the number of pairs formed, as `; ` lines after `; output:`.
-//! What the pairs compute is checked on the emulator against the interpreter by the
-//! regression kernel `tests/regress/lds_pairs.gir`.
+//! Filetests of `sched::ds_pair` and `sched::mem_merge`: each file of tests/filetests/mem_pairs
+//! holds target lines, a kernel in `.gir`, and the MIR after instruction selection, LDS pairing
+//! and the merging of global and scalar accesses (before register allocation), with the number
+//! of pairs formed and of accesses merged, as `; ` lines after `; output:`. What they compute
+//! is checked on the emulator against the interpreter by the regression kernels
+//! `tests/regress/lds_pairs.gir` and `tests/regress/merged_accesses.gk`.
 //! Run with `BLESS=1` to rewrite the expected output when a change is intended; each file's
 //! leading comment says what the output must show.
 
 use gcnc::{Target, TargetId};
 
-/// The MIR after selection and pairing, for each `; target gfxN:W` line.
+/// The MIR after selection, pairing and merging, for each `; target gfxN:W` line.
 fn run(input: &str) -> Result<String, String> {
     let module = frontend_ir::parser::parse_module(input).map_err(|e| e.render(input, "filetest"))?;
     let (kernel, _) = module.kernels().next().ok_or("no kernel")?;
@@ -19,12 +20,13 @@ fn run(input: &str) -> Result<String, String> {
         target.wave_size = wave.trim().parse().map_err(|_| "a wave size")?;
         let mut mir = isel::select(&module, kernel, &target).map_err(|e| e.to_string())?.mir;
         let pairs = sched::ds_pair::pair_lds(&mut mir);
-        out.push_str(&format!("{line}: {pairs} pairs\n{mir}"));
+        let merged = sched::mem_merge::merge_accesses(&mut mir);
+        out.push_str(&format!("{line}: {pairs} pairs, {merged} merged\n{mir}"));
     }
     Ok(out)
 }
 
 #[test]
-fn ds_pair_filetests() {
-    gcnc_tests::filetest::check_dir("ds_pair", 2, run);
+fn mem_pair_filetests() {
+    gcnc_tests::filetest::check_dir("mem_pairs", 3, run);
 }

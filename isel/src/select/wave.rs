@@ -123,7 +123,7 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     };
     let val = ctx.val(arg)?;
     let divergent = ctx.div.is_divergent(arg);
-    if !(divergent && dpp_step(op, ty).is_some()) {
+    if !(divergent && dpp_combine(op, ty).is_some()) {
         // Another form reads its operand now, which may be a pending reduction's result.
         flush_reductions(ctx);
     }
@@ -145,9 +145,9 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     let mut v = ctx.as_class(val, rc)?;
     if divergent {
         v = prepare_lanes(ctx, step, v, bias);
-        if let Some(opcode) = dpp_step(op, ty) {
-            let r = ctx.temp(RegClass::S1);
-            ctx.reductions.push(PendingReduction { opcode, identity, v, result: r });
+        if let Some(combine) = dpp_combine(op, ty) {
+            let r = ctx.temp(RegClass::sgpr(dwords));
+            ctx.reductions.push(PendingReduction { combine, identity, bias, v, result: r });
             ctx.set(result, Val::Temp(r));
             // A result that lanes keep per lane is copied where it is defined: now.
             if ctx.div.is_divergent(result) {
@@ -200,33 +200,93 @@ pub(super) fn reduce(ctx: &mut Ctx<'_>, op: ReduceOp, arg: Value, result: Value)
     Ok(())
 }
 
-/// The VALU operation of a reduction done with DPP (one dword, exact in any order: not a float
-/// sum, whose lane order is part of its result).
-fn dpp_step(op: ReduceOp, ty: Type) -> Option<Opcode> {
+/// How a DPP reduction combines a lane's value with its partner's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Combine {
+    /// One dword: the VALU operation, fused with the DPP move.
+    Dword(Opcode),
+    /// Two dwords, each reduced on its own with the operation (64-bit and, or, xor).
+    Dwords(Opcode),
+    /// A 64-bit sum: `v_add_co_u32`, then `v_add_co_ci_u32` with its carry.
+    Add64,
+    /// A 64-bit unsigned minimum or maximum (a signed one biased by the sign bit): the 64-bit
+    /// compare that holds where the partner's value wins, and a `v_cndmask_b32` per dword.
+    Select64(Opcode),
+    /// A 64-bit float minimum or maximum on the pair.
+    Float64(Opcode),
+}
+
+/// How a reduction is done with DPP: an operation exact in any order (not a float sum, whose
+/// lane order is part of its result).
+fn dpp_combine(op: ReduceOp, ty: Type) -> Option<Combine> {
     use Opcode::*;
     Some(match (ty, op) {
-        (Type::I32, ReduceOp::Add) => VAddNcU32,
-        (Type::I32, ReduceOp::Smin) => VMinI32,
-        (Type::I32, ReduceOp::Smax) => VMaxI32,
-        (Type::I32, ReduceOp::Umin) => VMinU32,
-        (Type::I32, ReduceOp::Umax) => VMaxU32,
-        (Type::I32, ReduceOp::And) => VAndB32,
-        (Type::I32, ReduceOp::Or) => VOrB32,
-        (Type::I32, ReduceOp::Xor) => VXorB32,
-        (Type::F32, ReduceOp::Fmin) => VMinF32,
-        (Type::F32, ReduceOp::Fmax) => VMaxF32,
+        (Type::I32, ReduceOp::Add) => Combine::Dword(VAddNcU32),
+        (Type::I32, ReduceOp::Smin) => Combine::Dword(VMinI32),
+        (Type::I32, ReduceOp::Smax) => Combine::Dword(VMaxI32),
+        (Type::I32, ReduceOp::Umin) => Combine::Dword(VMinU32),
+        (Type::I32, ReduceOp::Umax) => Combine::Dword(VMaxU32),
+        (Type::I32, ReduceOp::And) => Combine::Dword(VAndB32),
+        (Type::I32, ReduceOp::Or) => Combine::Dword(VOrB32),
+        (Type::I32, ReduceOp::Xor) => Combine::Dword(VXorB32),
+        (Type::F32, ReduceOp::Fmin) => Combine::Dword(VMinF32),
+        (Type::F32, ReduceOp::Fmax) => Combine::Dword(VMaxF32),
+        (Type::I64, ReduceOp::Add) => Combine::Add64,
+        (Type::I64, ReduceOp::And) => Combine::Dwords(VAndB32),
+        (Type::I64, ReduceOp::Or) => Combine::Dwords(VOrB32),
+        (Type::I64, ReduceOp::Xor) => Combine::Dwords(VXorB32),
+        (Type::I64, ReduceOp::Umin | ReduceOp::Smin) => Combine::Select64(VCmpLtU64),
+        (Type::I64, ReduceOp::Umax | ReduceOp::Smax) => Combine::Select64(VCmpGtU64),
+        (Type::F64, ReduceOp::Fmin) => Combine::Float64(VMinF64),
+        (Type::F64, ReduceOp::Fmax) => Combine::Float64(VMaxF64),
         _ => return None,
     })
 }
 
-/// A DPP reduction selected but not emitted yet: `result` will be the reduction of the dword
-/// `v` over the active lanes with `opcode`, whose identity is `identity`.
+/// A DPP reduction selected but not emitted yet: `result` will be the reduction of `v` (one
+/// or two dwords) over the active lanes, combined as `combine` says, whose identity is
+/// `identity`; with `bias`, the values' sign bits are flipped (a signed 64-bit minimum or
+/// maximum done unsigned), and the result's is flipped back.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct PendingReduction {
-    opcode: Opcode,
+    combine: Combine,
     identity: u64,
+    bias: bool,
     v: Temp,
     result: Temp,
+}
+
+/// The accumulator of one reduction: its dwords, linear VGPRs.
+type Acc = SmallVec<[Temp; 2]>;
+
+/// Combines `other` (the partner lanes' values) into `acc` for a 64-bit reduction.
+fn combine_wide(ctx: &mut Ctx<'_>, combine: Combine, other: &[Temp], acc: &[Temp]) -> Acc {
+    let lin = RegClass::linear_vgpr(1);
+    let (o, a) = (|i: usize| Operand::temp(other[i]), |i: usize| Operand::temp(acc[i]));
+    match combine {
+        Combine::Add64 => {
+            let (lo, hi) = (ctx.temp(lin), ctx.temp(lin));
+            let (carry, out) = (ctx.temp(ctx.lm()), ctx.temp(ctx.lm()));
+            ctx.valu(Opcode::VAddCoU32, &[Def::temp(lo), Def::temp(carry)], &[o(0), a(0)]);
+            ctx.valu(Opcode::VAddCoCiU32, &[Def::temp(hi), Def::temp(out)], &[o(1), a(1), Operand::temp(carry)]);
+            [lo, hi].into_iter().collect()
+        }
+        Combine::Select64(compare) => {
+            let pair = RegClass::linear_vgpr(2);
+            let (ov, av) = (ctx.create_vector(pair, &[o(0), o(1)]), ctx.create_vector(pair, &[a(0), a(1)]));
+            let wins = ctx.temp(ctx.lm());
+            ctx.valu(compare, &[Def::temp(wins)], &[Operand::temp(ov), Operand::temp(av)]);
+            (0..2).map(|i| cndmask(ctx, lin, a(i), o(i), wins)).collect()
+        }
+        Combine::Float64(op) => {
+            let pair = RegClass::linear_vgpr(2);
+            let (ov, av) = (ctx.create_vector(pair, &[o(0), o(1)]), ctx.create_vector(pair, &[a(0), a(1)]));
+            let r = ctx.temp(pair);
+            ctx.valu(op, &[Def::temp(r)], &[Operand::temp(ov), Operand::temp(av)]);
+            ctx.split(r).into_iter().collect()
+        }
+        Combine::Dword(_) | Combine::Dwords(_) => unreachable!("dword reductions combine one dword at a time"),
+    }
 }
 
 /// Emits the pending reductions, as ACO's `emit_reduction` does, in one whole-wave section
@@ -239,7 +299,10 @@ pub(super) struct PendingReduction {
 /// `v_permlane64_b32` the other half, so every lane holds the result and `v_readlane_b32`
 /// takes lane 0. GFX9 has no cross-row permute but DPP's row broadcasts: `row_bcast:15` into
 /// rows 1 and 3 and `row_bcast:31` into rows 2 and 3 leave the result in the last lane (the
-/// rows they do not write hold what nothing reads). Everything written in whole-wave mode is a
+/// rows they do not write hold what nothing reads). A 64-bit reduction moves both dwords by DPP
+/// (`v_mov_b32` with the control) and combines the pairs ([`Combine`]): bitwise operations
+/// dword by dword, a sum with carry, a minimum or maximum by a 64-bit compare and two selects,
+/// a float one by `v_min_f64`/`v_max_f64`. Everything written in whole-wave mode is a
 /// linear VGPR; GFX9's DPP wait states are the hazard pass's.
 pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
     if ctx.reductions.is_empty() {
@@ -248,27 +311,61 @@ pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
     let pending = std::mem::take(&mut ctx.reductions);
     let lin = RegClass::linear_vgpr(1);
     let gfx9 = ctx.family == Family::Gfx9;
-    let saved = exec_mask::whole_wave(ctx);
-    let mut accs: Vec<Temp> = pending
+    // The dwords of each value, split before the whole-wave section.
+    let values: Vec<Acc> = pending
         .iter()
-        .map(|p| {
-            let mut id = Operand::constant(p.identity as u32);
-            if gfx9 && !crate::hw::is_inline(Opcode::VCndmaskB32, ctx.family, 0, p.identity) {
-                // GFX9's VOP3 takes no literal: the identity in a VGPR, written in whole-wave mode.
-                let t = ctx.temp(lin);
-                ctx.valu(Opcode::VMovB32, &[Def::temp(t)], &[id]);
-                id = Operand::temp(t);
-            }
-            cndmask(ctx, lin, id, Operand::temp(p.v), saved)
+        .map(|p| if p.v.rc.size == 1 { [p.v].into_iter().collect() } else { ctx.split(p.v).into_iter().collect() })
+        .collect();
+    let saved = exec_mask::whole_wave(ctx);
+    let mut accs: Vec<Acc> = pending
+        .iter()
+        .zip(&values)
+        .map(|(p, dwords)| {
+            dwords
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| {
+                    let identity = (p.identity >> (32 * i)) as u32;
+                    let mut id = Operand::constant(identity);
+                    if gfx9 && !crate::hw::is_inline(Opcode::VCndmaskB32, ctx.family, 0, identity.into()) {
+                        // GFX9's VOP3 takes no literal: the identity in a VGPR, written in
+                        // whole-wave mode.
+                        let t = ctx.temp(lin);
+                        ctx.valu(Opcode::VMovB32, &[Def::temp(t)], &[id]);
+                        id = Operand::temp(t);
+                    }
+                    cndmask(ctx, lin, id, Operand::temp(d), saved)
+                })
+                .collect()
         })
         .collect();
-    let step = |ctx: &mut Ctx<'_>, accs: &mut Vec<Temp>, ctrl: u16, row_mask: u8| {
+    let step = |ctx: &mut Ctx<'_>, accs: &mut Vec<Acc>, ctrl: u16, row_mask: u8| {
+        let dpp = Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask: 0xf, bound_ctrl: false, fi: false });
         for (acc, p) in accs.iter_mut().zip(&pending) {
-            let r = ctx.temp(lin);
-            let mut inst = mir::Inst::new(p.opcode, &[Def::temp(r)], &[Operand::temp(*acc), Operand::temp(*acc)]);
-            inst.fields.dpp = Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask: 0xf, bound_ctrl: false, fi: false });
-            ctx.emit(inst);
-            *acc = r;
+            match p.combine {
+                Combine::Dword(opcode) | Combine::Dwords(opcode) => {
+                    for a in acc.iter_mut() {
+                        let r = ctx.temp(lin);
+                        let mut inst = mir::Inst::new(opcode, &[Def::temp(r)], &[Operand::temp(*a), Operand::temp(*a)]);
+                        inst.fields.dpp = dpp;
+                        ctx.emit(inst);
+                        *a = r;
+                    }
+                }
+                wide => {
+                    let moved: Acc = acc
+                        .iter()
+                        .map(|&a| {
+                            let r = ctx.temp(lin);
+                            let mut inst = mir::Inst::new(Opcode::VMovB32, &[Def::temp(r)], &[Operand::temp(a)]);
+                            inst.fields.dpp = dpp;
+                            ctx.emit(inst);
+                            r
+                        })
+                        .collect();
+                    *acc = combine_wide(ctx, wide, &moved, acc);
+                }
+            }
         }
     };
     // quad_perm [1,0,3,2] and [2,3,0,1], row_half_mirror, row_mirror.
@@ -282,24 +379,35 @@ pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
         step(ctx, &mut accs, 0x143, 0xc);
         ctx.wave - 1
     } else {
-        let cross = |ctx: &mut Ctx<'_>, accs: &mut Vec<Temp>, opcode: Opcode| {
-            let others: Vec<Temp> = accs
+        let cross = |ctx: &mut Ctx<'_>, accs: &mut Vec<Acc>, opcode: Opcode| {
+            let others: Vec<Acc> = accs
                 .iter()
-                .map(|&acc| {
-                    let other = ctx.temp(lin);
-                    let ops: &[Operand] = if opcode == Opcode::VPermlanex16B32 {
-                        &[Operand::temp(acc), zero, zero]
-                    } else {
-                        &[Operand::temp(acc)]
-                    };
-                    ctx.emit(mir::Inst::new(opcode, &[Def::temp(other)], ops));
-                    other
+                .map(|acc| {
+                    acc.iter()
+                        .map(|&a| {
+                            let other = ctx.temp(lin);
+                            let ops: &[Operand] = if opcode == Opcode::VPermlanex16B32 {
+                                &[Operand::temp(a), zero, zero]
+                            } else {
+                                &[Operand::temp(a)]
+                            };
+                            ctx.emit(mir::Inst::new(opcode, &[Def::temp(other)], ops));
+                            other
+                        })
+                        .collect()
                 })
                 .collect();
             for ((acc, other), p) in accs.iter_mut().zip(others).zip(&pending) {
-                let r = ctx.temp(lin);
-                ctx.emit(mir::Inst::new(p.opcode, &[Def::temp(r)], &[Operand::temp(other), Operand::temp(*acc)]));
-                *acc = r;
+                match p.combine {
+                    Combine::Dword(op) | Combine::Dwords(op) => {
+                        for (a, o) in acc.iter_mut().zip(other) {
+                            let r = ctx.temp(lin);
+                            ctx.emit(mir::Inst::new(op, &[Def::temp(r)], &[Operand::temp(o), Operand::temp(*a)]));
+                            *a = r;
+                        }
+                    }
+                    wide => *acc = combine_wide(ctx, wide, &other, acc),
+                }
             }
         };
         cross(ctx, &mut accs, Opcode::VPermlanex16B32);
@@ -310,11 +418,27 @@ pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
     };
     exec_mask::set_exec(ctx, saved);
     for (acc, p) in accs.iter().zip(&pending) {
-        ctx.emit(mir::Inst::new(
-            Opcode::VReadlaneB32,
-            &[Def::temp(p.result)],
-            &[Operand::temp(*acc), Operand::constant(last_lane)],
-        ));
+        let read = |ctx: &mut Ctx<'_>, a: Temp, into: Temp| {
+            ctx.emit(mir::Inst::new(
+                Opcode::VReadlaneB32,
+                &[Def::temp(into)],
+                &[Operand::temp(a), Operand::constant(last_lane)],
+            ));
+        };
+        if acc.len() == 1 {
+            read(ctx, acc[0], p.result);
+            continue;
+        }
+        let mut parts: Parts = SmallVec::new();
+        for &a in acc {
+            let s = ctx.temp(RegClass::S1);
+            read(ctx, a, s);
+            parts.push(Operand::temp(s));
+        }
+        if p.bias {
+            parts[1] = sign_flip_scalar(ctx, parts[1]);
+        }
+        ctx.emit(mir::Inst::new(Opcode::PCreateVector, &[Def::temp(p.result)], &parts));
     }
 }
 

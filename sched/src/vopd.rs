@@ -17,7 +17,8 @@
 //!
 //! The pass runs after register allocation (the rules are about registers) and the branch
 //! cleanup, before the hazard, wait and `s_delay_alu` passes, which then see the pairs; each
-//! instruction looks at a bounded window, so the pass is linear in the function.
+//! instruction looks at a bounded window and each block is rebuilt once, so the pass is linear
+//! in the function.
 
 use isa::mir::{Def, Fields, Function, Inst, Operand, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
@@ -46,19 +47,27 @@ pub fn pair_vopd(func: &mut Function) -> usize {
     }
     let family = func.family;
     let mut pairs = 0;
+    // The instructions of the block that moved into a pair (buffer reused across blocks).
+    let mut taken: Vec<bool> = Vec::new();
     for block in &mut func.blocks {
-        let insts = &mut block.insts;
-        let mut i = 0;
-        while i < insts.len() {
-            if let Some(x) = candidate(&insts[i], family) {
-                if let Some((j, inst)) = partner(insts, i, &x, family) {
-                    insts.remove(j);
-                    insts[i] = inst;
+        taken.clear();
+        taken.resize(block.insts.len(), false);
+        let mut out = Vec::with_capacity(block.insts.len());
+        for i in 0..block.insts.len() {
+            if taken[i] {
+                continue;
+            }
+            let paired = candidate(&block.insts[i], family).and_then(|x| partner(&block.insts, &taken, i, &x, family));
+            match paired {
+                Some((j, inst)) => {
+                    taken[j] = true;
+                    out.push(inst);
                     pairs += 1;
                 }
+                None => out.push(std::mem::replace(&mut block.insts[i], Inst::new(Opcode::SNop, &[], &[]))),
             }
-            i += 1;
         }
+        block.insts = out;
     }
     pairs
 }
@@ -108,13 +117,14 @@ fn may_cross(inst: &Inst, family: Family) -> bool {
     !inst.opcode.is_pseudo() && !matches!(inst.opcode.format(family), Format::Sopp | Format::Vopd)
 }
 
-/// The partner of `x` (the instruction at `i`) within the window, with the pair they make.
-fn partner(insts: &[Inst], i: usize, x: &Candidate, family: Family) -> Option<(usize, Inst)> {
+/// The partner of `x` (the instruction at `i`) within the window, with the pair they make; the
+/// instructions `taken` already moved into earlier pairs are no longer between.
+fn partner(insts: &[Inst], taken: &[bool], i: usize, x: &Candidate, family: Family) -> Option<(usize, Inst)> {
     let (_, x_writes) = footprint(&insts[i]);
     // What the instructions between write and read, as the window grows.
     let mut written: SmallVec<[(u16, u16); 16]> = SmallVec::new();
     let mut read: SmallVec<[(u16, u16); 16]> = SmallVec::new();
-    for j in i + 1..insts.len().min(i + 1 + WINDOW) {
+    for j in (i + 1..insts.len()).filter(|&j| !taken[j]).take(WINDOW) {
         let inst = &insts[j];
         let (reads, writes) = footprint(inst);
         if let Some(y) = candidate(inst, family) {

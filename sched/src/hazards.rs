@@ -16,7 +16,10 @@
 //! wait states back through the block and through each path into it (the largest need over
 //! the paths decides); a loop header first assumes the worst of its back edge, then takes what
 //! the loop's end leaves, recomputed until it no longer changes (at most a few rounds, else the
-//! worst case stays); a block entered from more than a few paths assumes the worst.
+//! worst case stays); a block entered from more than a few paths assumes the worst. Before
+//! that, each block's own hazards are filled where they can be with independent ALU operations
+//! that come later in the block, moved up in front of the instruction that needs the wait
+//! states (`fill_wait_states`): `s_nop` pads only what they do not cover.
 //!
 //! gfx11 resolves its hazards with `s_waitcnt_depctr`: after a transcendental VALU (its result
 //! must not be read early), after an SALU write to EXEC in wave64 (partial forwarding), and
@@ -306,6 +309,9 @@ type Tails = Vec<Vec<Vec<Foot>>>;
 
 fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardStats {
     let family = func.family;
+    for block in &mut func.blocks {
+        fill_wait_states(&mut block.insts, family, store_data_wait_states);
+    }
     let foots: Vec<Vec<Foot>> =
         func.blocks.iter().map(|b| b.insts.iter().map(|i| footprint(i, family)).collect()).collect();
     let pseudo: Vec<Vec<bool>> =
@@ -343,6 +349,95 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardSta
         block.insts = out;
     }
     stats
+}
+
+/// How far ahead of an instruction that needs wait states the pass looks for ones to fill them.
+const FILL_WINDOW: usize = 8;
+
+/// Fills the wait states the instructions of a block need on gfx942 with independent ALU
+/// operations that come later in the block, moved up in front of them, as a scheduler does
+/// before falling back to `s_nop` (LLVM's post-RA scheduler with its hazard recognizer). The
+/// needs are counted from the block's own instructions (what earlier blocks leave is the walk's,
+/// which still pads what remains). An operation moves up when it reads nothing the ones it
+/// passes write (EXEC included for a vector one), writes nothing they read or write and not
+/// EXEC or M0 (which instructions read without naming them), is itself a scalar or vector ALU
+/// operation that needs no wait states where it lands, and nothing it passes is a
+/// pseudo-instruction or program control. Each instruction looks at a bounded
+/// window, so the pass stays linear.
+fn fill_wait_states(insts: &mut Vec<Inst>, family: Family, store_data_wait_states: u32) {
+    let foots: Vec<Foot> = insts.iter().map(|i| footprint(i, family)).collect();
+    let fixed = |i: usize| {
+        let inst = &insts[i];
+        inst.opcode.is_pseudo() || matches!(inst.opcode.format(family), Format::Sopp)
+    };
+    let exec = Run { start: PhysReg::EXEC.0, n: 2 };
+    let m0 = Run { start: PhysReg::M0.0, n: 1 };
+    // What other instructions read without naming it (EXEC, M0) it must not write.
+    let filler = |i: usize| {
+        let f = &foots[i];
+        (f.valu || f.salu)
+            && !fixed(i)
+            && !f.lane_access
+            && !f.defs.iter().any(|d| d.overlaps(exec) || d.overlaps(m0))
+            && !insts[i].opcode.name(family).contains("movrel")
+    };
+    let mut moved = vec![false; insts.len()];
+    let mut order: Vec<usize> = Vec::with_capacity(insts.len());
+    let mut history: Vec<Foot> = Vec::new();
+    let push = |history: &mut Vec<Foot>, f: &Foot| {
+        history.push(f.clone());
+        if history.len() > MAX_WAIT_STATES as usize {
+            history.remove(0);
+        }
+    };
+    for i in 0..insts.len() {
+        if moved[i] {
+            continue;
+        }
+        if !fixed(i) {
+            let mut need = needed_gfx942(&history, &foots[i], store_data_wait_states);
+            while need > 0 {
+                // The first later operation that can fill a wait state here.
+                let mut passed: SmallVec<[usize; FILL_WINDOW]> = SmallVec::new();
+                let mut found = None;
+                for j in i..insts.len() {
+                    if moved[j] {
+                        continue;
+                    }
+                    if j > i && filler(j) {
+                        let c = &foots[j];
+                        // `passed` holds `i` and the instructions up to `j` still in place.
+                        let independent = passed.iter().all(|&k| {
+                            let k = &foots[k];
+                            !c.uses.iter().any(|u| k.defs.iter().any(|d| d.overlaps(*u)))
+                                && !c.defs.iter().any(|d| k.uses.iter().chain(&k.defs).any(|u| d.overlaps(*u)))
+                                && !(c.valu && k.defs.iter().any(|d| d.overlaps(exec)))
+                        });
+                        if independent && needed_gfx942(&history, c, store_data_wait_states) == 0 {
+                            found = Some(j);
+                            break;
+                        }
+                    }
+                    if fixed(j) || passed.len() == FILL_WINDOW {
+                        break;
+                    }
+                    passed.push(j);
+                }
+                let Some(j) = found else { break };
+                moved[j] = true;
+                order.push(j);
+                push(&mut history, &foots[j]);
+                need = needed_gfx942(&history, &foots[i], store_data_wait_states);
+            }
+        }
+        order.push(i);
+        push(&mut history, &foots[i]);
+    }
+    if order.iter().enumerate().all(|(k, &i)| k == i) {
+        return;
+    }
+    let mut taken: Vec<Option<Inst>> = insts.drain(..).map(Some).collect();
+    insts.extend(order.into_iter().map(|i| taken[i].take().expect("each instruction placed once")));
 }
 
 /// One pass over the blocks in linear order: the wait states each instruction needs (reported
@@ -463,6 +558,32 @@ mod tests {
         crate::waitcnt::insert_waits(&mut func);
         break_smem_clauses(&mut func, &target);
         func.blocks[0].insts.iter().map(|i| i.opcode.name(Family::Gfx9).to_string()).collect()
+    }
+
+    /// A VALU write of the data of a returning 64-bit compare-and-swap (128 bits) right after
+    /// it needs gfx942's 2 wait states (issue 14, reproducer 5); an independent operation after
+    /// it fills one of them, and the `s_nop` the rest.
+    #[test]
+    fn wide_store_data_is_not_overwritten_early() {
+        let cas = "  v[2:3] = global_atomic_cmpswap_x2 v[4:5], v[6:9] cpol:1\n  v6 = v_mov_b32 0x0\n";
+        assert_eq!(resolved("gfx942", cas), ["global_atomic_cmpswap_x2", "s_nop", "v_mov_b32", "s_endpgm"]);
+        let filled = format!("{cas}  v10 = v_mov_b32 0x1\n");
+        let expected = ["global_atomic_cmpswap_x2", "v_mov_b32", "s_nop", "v_mov_b32", "s_endpgm"];
+        assert_eq!(resolved("gfx942", &filled), expected);
+    }
+
+    /// Independent operations later in the block fill the wait states of a hazard: here the
+    /// SGPR mask a compare writes, which a select reads (2 wait states), gets the two
+    /// operations after the select in between, and no `s_nop`; an operation that reads what
+    /// the select writes, or that the select reads, stays after it.
+    #[test]
+    fn later_operations_fill_wait_states() {
+        let body = "  s[0:1] = v_cmp_eq_u32 0x0, v0 vop3\n  v1 = v_cndmask_b32 v2, v3, s[0:1] vop3\n              v4 = v_mov_b32 0x1\n  v5 = v_mov_b32 0x2\n";
+        let order = ["v_cmp_eq_u32", "v_mov_b32", "v_mov_b32", "v_cndmask_b32", "s_endpgm"];
+        assert_eq!(resolved("gfx942", body), order);
+        let dependent = "  s[0:1] = v_cmp_eq_u32 0x0, v0 vop3\n  v1 = v_cndmask_b32 v2, v3, s[0:1] vop3\n              v4 = v_mov_b32 v1\n  v2 = v_mov_b32 0x2\n";
+        let order = ["v_cmp_eq_u32", "s_nop", "v_cndmask_b32", "v_mov_b32", "v_mov_b32", "s_endpgm"];
+        assert_eq!(resolved("gfx942", dependent), order);
     }
 
     /// With XNACK possibly on, the second load of the run writes s4, which the first one read:

@@ -409,9 +409,11 @@ fn fill_wait_states(insts: &mut Vec<Inst>, family: Family, store_data_wait_state
                         // `passed` holds `i` and the instructions up to `j` still in place.
                         let independent = passed.iter().all(|&k| {
                             let k = &foots[k];
-                            !c.uses.iter().any(|u| k.defs.iter().any(|d| d.overlaps(*u)))
-                                && !c.defs.iter().any(|d| k.uses.iter().chain(&k.defs).any(|u| d.overlaps(*u)))
-                                && !(c.valu && k.defs.iter().any(|d| d.overlaps(exec)))
+                            let reads_written = c.uses.iter().any(|u| k.defs.iter().any(|d| d.overlaps(*u)));
+                            let writes_used =
+                                c.defs.iter().any(|d| k.uses.iter().chain(&k.defs).any(|u| d.overlaps(*u)));
+                            let exec_changes = c.valu && k.defs.iter().any(|d| d.overlaps(exec));
+                            !(reads_written || writes_used || exec_changes)
                         });
                         if independent && needed_gfx942(&history, c, store_data_wait_states) == 0 {
                             found = Some(j);

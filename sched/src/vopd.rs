@@ -96,11 +96,13 @@ fn candidate(inst: &Inst, family: Family) -> Option<Candidate> {
     (ops.len() == sources).then_some(Candidate { component, def, ops })
 }
 
-/// The registers an instruction reads and writes, as (first register, count) runs.
-fn footprint(inst: &Inst) -> (SmallVec<[(u16, u16); 6]>, SmallVec<[(u16, u16); 3]>) {
+/// Registers as (first register, count) runs.
+type Runs<const N: usize> = SmallVec<[(u16, u16); N]>;
+
+/// The registers an instruction reads and writes.
+fn footprint(inst: &Inst) -> (Runs<6>, Runs<3>) {
     let run = |reg: Option<PhysReg>, size: u8| reg.map(|r| (r.0, u16::from(size.max(1))));
-    let mut reads: SmallVec<[(u16, u16); 6]> =
-        inst.ops.iter().filter_map(|o| run(o.reg, o.rc().map_or(1, |rc| rc.size))).collect();
+    let mut reads: Runs<6> = inst.ops.iter().filter_map(|o| run(o.reg, o.rc().map_or(1, |rc| rc.size))).collect();
     let writes = inst.defs.iter().filter_map(|d| run(d.reg, d.rc.size)).collect();
     // Every vector operation reads EXEC (`v_cndmask_b32_e32` names the VCC it reads).
     reads.push((PhysReg::EXEC.0, 2));

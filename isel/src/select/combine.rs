@@ -137,7 +137,7 @@ impl Sum<'_> {
         // The leaves into groups: the first add takes three, each next one two and the sum so
         // far; the scalar ones spread over the adds, so that each reads as few as can be.
         let (scalar, vector): (SmallVec<[Operand; MAX_LEAVES]>, SmallVec<[Operand; MAX_LEAVES]>) =
-            leaves.into_iter().partition(|op| !op.temp_of().is_some_and(|t| t.rc.ty == RegType::Vgpr));
+            leaves.into_iter().partition(|op| op.temp_of().is_none_or(|t| t.rc.ty != RegType::Vgpr));
         let mut groups: Vec<SmallVec<[Operand; 3]>> = vec![SmallVec::new(); adds];
         let room = |k: usize| if k == 0 { 3 } else { 2 };
         let mut k = 0;

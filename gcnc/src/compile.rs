@@ -57,7 +57,7 @@ impl Default for Options {
 }
 
 /// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 12] = [
+const MACHINE_STAGES: [&str; 13] = [
     "isel",
     "mir_opt",
     "hoist",
@@ -65,6 +65,7 @@ const MACHINE_STAGES: [&str; 12] = [
     "mem_merge",
     "schedule",
     "regalloc",
+    "fmac",
     "branches",
     "vopd",
     "hazards",
@@ -526,6 +527,12 @@ fn run_pipeline(
         isa::encode::widen_to_vop3(&mut mir);
         timed("regalloc", t);
         after("regalloc", &mir)?;
+        if options.opt_level >= 1 {
+            let t = Instant::now();
+            sched::fmac::use_fmac(&mut mir);
+            timed("fmac", t);
+            after("fmac", &mir)?;
+        }
         // Before the hazards and waits, which then count on the final instruction stream and paths.
         let t = Instant::now();
         sched::branches::simplify_branches(&mut mir);

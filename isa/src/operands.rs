@@ -153,6 +153,13 @@ pub fn shape_of(op: Opcode, family: Family) -> Option<Shape> {
     shapes(family)[op as usize]
 }
 
+/// Whether `op` reads its result register as well, an accumulator its syntax does not name
+/// again (`v_fmac_f32 vD, a, b` computes `a * b + vD`; so does its VOPD component). Passes that
+/// follow register reads (waits, hazards, issue hints, pairing) count it as read.
+pub fn reads_result(op: Opcode) -> bool {
+    matches!(op, Opcode::VFmacF32 | Opcode::VDualFmacF32)
+}
+
 /// Whether an operation of a VOP1, VOP2 or VOPC format also has a VOP3 (`_e64`) encoding.
 /// `v_readfirstlane_b32` has none (llvm-mc-19: "e64 variant of this instruction is not
 /// supported"), so it prints without a suffix.

@@ -12,9 +12,11 @@ use crate::table;
 use smallvec::SmallVec;
 
 /// The VALU operations (their `_e32` forms) with a VOPD component, and that component.
-/// `v_dual_fmac_f32`, `v_dual_fmaak_f32`, `v_dual_fmamk_f32` and `v_dual_dot2acc_f32_f16`
-/// (tied accumulators and mandatory literals) have no counterpart gcnc selects.
-const COMPONENTS: [(Opcode, Opcode); 12] = [
+/// `v_dual_fmaak_f32`, `v_dual_fmamk_f32` and `v_dual_dot2acc_f32_f16` (mandatory literals,
+/// packed halves) have no counterpart gcnc selects. `v_fmac_f32`'s accumulator is its result
+/// register in both forms, so the result rule covers it.
+const COMPONENTS: [(Opcode, Opcode); 13] = [
+    (Opcode::VFmacF32, Opcode::VDualFmacF32),
     (Opcode::VMulF32, Opcode::VDualMulF32),
     (Opcode::VAddF32, Opcode::VDualAddF32),
     (Opcode::VSubF32, Opcode::VDualSubF32),

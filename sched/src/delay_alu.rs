@@ -291,12 +291,15 @@ fn run_block(insts: &mut Vec<Inst>, family: Family, state: &mut State, emit: boo
             let tied = |reg: u16| {
                 inst.opcode == Opcode::VWritelaneB32 && inst.defs.iter().any(|d| d.reg.map(|r| r.0) == Some(reg))
             };
-            for op in &inst.ops {
-                let Some(reg) = op.reg else { continue };
+            let ops = inst.ops.iter().map(|op| (op.reg, op.rc().map_or(1, |rc| rc.size)));
+            let accumulator =
+                isa::operands::reads_result(inst.opcode).then(|| inst.defs.iter().map(|d| (d.reg, d.rc.size)));
+            for (reg, size) in ops.chain(accumulator.into_iter().flatten()) {
+                let Some(reg) = reg else { continue };
                 if tied(reg.0) {
                     continue;
                 }
-                for unit in units(reg.0, op.rc().map_or(1, |rc| rc.size)) {
+                for unit in units(reg.0, size) {
                     if let Some(d) = state.take(unit) {
                         delay.merge(&d);
                     }

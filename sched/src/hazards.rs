@@ -111,7 +111,13 @@ fn footprint(inst: &Inst, family: Family) -> Foot {
         smem: format == Format::Smem,
         trans: valu && inst.opcode.is_transcendental(family),
         defs: inst.defs.iter().filter_map(|d| run_of(d.reg, d.rc.size)).collect(),
-        uses: inst.ops.iter().filter_map(|o| run_of(o.reg, o.rc().map_or(1, |rc| rc.size))).collect(),
+        uses: inst
+            .ops
+            .iter()
+            .map(|o| (o.reg, o.rc().map_or(1, |rc| rc.size)))
+            .chain(inst.defs.iter().filter(|_| isa::operands::reads_result(inst.opcode)).map(|d| (d.reg, d.rc.size)))
+            .filter_map(|(reg, size)| run_of(reg, size))
+            .collect(),
         div_fmas: name.starts_with("v_div_fmas"),
         dpp: valu && inst.fields.dpp.is_some(),
         wait_states: if inst.opcode == Opcode::SNop { (inst.fields.imm as u32 & 0xf) + 1 } else { 1 },

@@ -3,7 +3,7 @@
 //! two-address forms, [`mem_merge`] merges adjacent global and scalar accesses, and [`schedule`] reorders each block's
 //! computing stretches (loads early, dependent instructions apart, within the register
 //! demand that keeps the function's occupancy and its wave target). On allocated MIR,
-//! [`branches`] first removes the branches and EXEC flips that exec-mask lowering leaves and
+//! [`fmac`] takes the accumulating form of fused multiply-adds, [`branches`] removes the branches and EXEC flips that exec-mask lowering leaves and
 //! nothing needs, [`vopd`] pairs gfx11's VALU operations into dual-issue instructions, then
 //! [`hazards`] inserts the `s_nop` and
 //! `s_waitcnt_depctr` the generation's software-resolved hazards need, [`waitcnt`] inserts
@@ -16,6 +16,7 @@ pub mod branches;
 pub mod clause;
 pub mod delay_alu;
 pub mod ds_pair;
+pub mod fmac;
 pub mod hazards;
 pub mod hoist;
 pub mod mem_merge;

@@ -103,6 +103,9 @@ type Runs<const N: usize> = SmallVec<[(u16, u16); N]>;
 fn footprint(inst: &Inst) -> (Runs<6>, Runs<3>) {
     let run = |reg: Option<PhysReg>, size: u8| reg.map(|r| (r.0, u16::from(size.max(1))));
     let mut reads: Runs<6> = inst.ops.iter().filter_map(|o| run(o.reg, o.rc().map_or(1, |rc| rc.size))).collect();
+    if isa::operands::reads_result(inst.opcode) {
+        reads.extend(inst.defs.iter().filter_map(|d| run(d.reg, d.rc.size)));
+    }
     let writes = inst.defs.iter().filter_map(|d| run(d.reg, d.rc.size)).collect();
     // Every vector operation reads EXEC (`v_cndmask_b32_e32` names the VCC it reads).
     reads.push((PhysReg::EXEC.0, 2));
@@ -208,6 +211,10 @@ mod tests {
             paired("  v0 = v_mul_f32 v1, v2\n  s4 = s_mov_b32 s5\n  v9 = global_load_b32 v[10:11]\n  v3 = v_add_nc_u32 v4, v7\n", 32);
         assert_eq!(n, 1, "{out}");
         assert!(out.starts_with("v0, v3 = v_dual_mul_f32 v1, v2, v4, v7 vopd_y:v_dual_add_nc_u32"), "{out}");
+        // An accumulation pairs too (its accumulator is its result register).
+        let (n, out) = paired("  v0 = v_fmac_f32 v1, v2\n  v3 = v_mul_f32 v4, v7\n", 32);
+        assert_eq!(n, 1, "{out}");
+        assert!(out.starts_with("v0, v3 = v_dual_fmac_f32 v1, v2, v4, v7 vopd_y:v_dual_mul_f32"), "{out}");
         // The integer add only goes in Y, even when it comes first.
         let (n, out) = paired("  v3 = v_add_nc_u32 v4, v7\n  v0 = v_mul_f32 v1, v2\n", 32);
         assert_eq!(n, 1, "{out}");

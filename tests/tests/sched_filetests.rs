@@ -1,6 +1,6 @@
 //! Filetests of the passes after register allocation: each file of tests/filetests/sched
-//! holds target lines, a kernel in `.gir`, and the expected MIR after `sched::branches`,
-//! `sched::vopd`, `sched::hazards`, `sched::waitcnt`, `sched::clause` and `sched::delay_alu` (selected by isel and allocated
+//! holds target lines, a kernel in `.gir`, and the expected MIR after `sched::fmac`,
+//! `sched::branches`, `sched::vopd`, `sched::hazards`, `sched::waitcnt`, `sched::clause` and `sched::delay_alu` (selected by isel and allocated
 //! by regalloc first), as `; ` lines after `; output:`. Run with `BLESS=1` to rewrite the expected output when a change is intended;
 //! each file's leading comment says what the output must show, so a blessed result is checked
 //! by a reader, not just accepted.
@@ -18,6 +18,7 @@ fn run(input: &str) -> String {
         target.wave_size = wave.trim().parse().unwrap();
         let mut mir = isel::select(&module, kernel, &target).unwrap().mir;
         regalloc::allocate(&mut mir, target.processor()).unwrap();
+        sched::fmac::use_fmac(&mut mir);
         let branches = sched::branches::simplify_branches(&mut mir);
         let pairs = sched::vopd::pair_vopd(&mut mir);
         let hazards = sched::hazards::resolve_hazards(&mut mir, &target);

@@ -244,6 +244,29 @@ pub fn markdown(report: &TargetReport) -> String {
         "\n{} kernel(s); {excluded} excluded from the means because gcnc cannot compile them yet.",
         report.rows.len()
     );
+    // Scratch memory: the kernels where gcnc's code needs more per work-item than LLVM's (the
+    // register-pressure bar: none), and where either needs any.
+    let scratch = |side: Option<&Result<Quality, String>>| side.and_then(|q| q.as_ref().ok()).map(|q| q.scratch_bytes);
+    let (mut more, mut used) = (Vec::new(), Vec::new());
+    for c in report.rows {
+        let g = scratch(c.gcnc.as_ref().ok().map(|g| &g.quality));
+        let l = scratch(c.llvm.as_ref().ok().map(|l| &l.quality));
+        if let (Some(g), Some(l)) = (g, l) {
+            if g > l {
+                more.push(format!("{} ({g} > {l} bytes)", c.kernel));
+            }
+            if g > 0 || l > 0 {
+                used.push(format!("{} ({g} | {l})", c.kernel));
+            }
+        }
+    }
+    let list = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+    let _ = writeln!(
+        out,
+        "Scratch bytes per work-item, gcnc | LLVM, where either uses any: {}; more than LLVM's: {}.",
+        list(&used),
+        list(&more)
+    );
     let speedup = |key: &str| {
         let metric = METRICS.iter().find(|m| m.key == key).expect("a metric of the table");
         geomean(metric, report.rows).0.map(|t| 1.0 / t)

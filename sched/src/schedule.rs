@@ -571,6 +571,25 @@ mod tests {
         assert!(at(&insts, "s_add_u32 %3") < at(&insts, "s_addc_u32"), "{insts:?}");
     }
 
+    /// Of twelve independent loads, each with a reader, at most [`LOADS_AHEAD`] issue before
+    /// the first reader does.
+    #[test]
+    fn loads_ahead_of_their_readers_are_bounded() {
+        let mut body = String::from("  %3:v1 = v_mov_b32 0x0\n");
+        for k in 0..12 {
+            body += &format!("  %{}:v1 = global_load_b32 %3:v1, %0:s2 offset:{}\n", 10 + k, 4 * k);
+            body += &format!("  %{}:v1 = v_add_nc_u32 %{}:v1, %2:v1\n", 30 + k, 10 + k);
+            body += &format!("  global_store_b32 %3:v1, %{}:v1, %0:s2 offset:{}\n", 30 + k, 256 + 4 * k);
+        }
+        // The stores end regions: put them all at the end instead.
+        let (loads, stores): (Vec<&str>, Vec<&str>) = body.lines().partition(|l| !l.contains("global_store"));
+        let body = loads.into_iter().chain(stores).map(|l| format!("{l}\n")).collect::<String>();
+        let insts = scheduled(&body);
+        let first_reader = at(&insts, "v_add_nc_u32");
+        let loads_before = insts[..first_reader].iter().filter(|i| i.starts_with("global_load")).count();
+        assert!(loads_before <= LOADS_AHEAD as usize, "{loads_before} loads before a reader: {insts:?}");
+    }
+
     /// A tuple is split after its other use, so both can live in the same registers.
     #[test]
     fn split_after_the_tuples_other_use() {

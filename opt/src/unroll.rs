@@ -117,6 +117,8 @@ fn unroll_with(func: &mut Function, mode: Mode) -> bool {
         }
     }
     let mut env: SecondaryMap<Value, Option<u64>> = SecondaryMap::with_capacity(func.dfg.values.len());
+    // `indexes_private`'s marks, all false between loops.
+    let mut varies: SecondaryMap<Value, bool> = SecondaryMap::new();
     let mut allowance = match mode {
         Mode::Full { budget } => budget * GROWTH,
         Mode::Partial => PARTIAL_BUDGET * GROWTH,
@@ -126,7 +128,8 @@ fn unroll_with(func: &mut Function, mode: Mode) -> bool {
     for lp in loops.loops().filter(|&lp| !has_inner[lp]) {
         let limits = match mode {
             Mode::Full { budget } => {
-                let budget = if indexes_private(func, loops.blocks(lp)) { budget * PRIVATE_BONUS } else { budget };
+                let private = indexes_private(func, loops.blocks(lp), &mut varies);
+                let budget = if private { budget * PRIVATE_BONUS } else { budget };
                 Limits { size: budget.min(allowance), evaluated: usize::MAX }
             }
             Mode::Partial => Limits { size: allowance, evaluated: evaluations.min(EVALUATED_PER_LOOP) },
@@ -223,7 +226,9 @@ fn loop_size(func: &Function, blocks: &[Block]) -> usize {
 
 /// Whether a private load or store in `blocks` (a loop, header first, in reverse postorder)
 /// has an address that depends on a parameter of the header: what the iteration decides.
-fn indexes_private(func: &Function, blocks: &[Block]) -> bool {
+/// `varies` is all false on entry and is left so (one buffer serves every loop, so the work
+/// is the loop's size, not the function's).
+fn indexes_private(func: &Function, blocks: &[Block], varies: &mut SecondaryMap<Value, bool>) -> bool {
     let dfg = &func.dfg;
     let private = |v: Value| dfg.value_type(v).addr_space() == Some(AddrSpace::Private);
     if !blocks.iter().flat_map(|&b| &dfg.blocks[b].insts).any(|&i| match &dfg.insts[i] {
@@ -233,22 +238,23 @@ fn indexes_private(func: &Function, blocks: &[Block]) -> bool {
     }) {
         return false;
     }
-    let mut varies: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(dfg.values.len());
     for &p in &dfg.blocks[blocks[0]].params {
         varies[p] = true;
     }
     // One pass in reverse postorder: what depends on a header value only through the loop's
     // other block parameters is missed, which costs at most the bonus.
-    for &b in blocks {
+    let mut found = false;
+    'scan: for &b in blocks {
         for &inst in &dfg.blocks[b].insts {
             let data = &dfg.insts[inst];
             let depends = data.args().iter().any(|&a| varies[dfg.resolve_aliases(a)]);
-            match data {
-                InstData::Load { ptr, .. } if depends && private(*ptr) => return true,
-                InstData::Store { args, .. } if varies[dfg.resolve_aliases(args[0])] && private(args[0]) => {
-                    return true
-                }
-                _ => {}
+            found = match data {
+                InstData::Load { ptr, .. } => depends && private(*ptr),
+                InstData::Store { args, .. } => varies[dfg.resolve_aliases(args[0])] && private(args[0]),
+                _ => false,
+            };
+            if found {
+                break 'scan;
             }
             if depends {
                 if let Some(r) = dfg.inst_result(inst) {
@@ -257,7 +263,13 @@ fn indexes_private(func: &Function, blocks: &[Block]) -> bool {
             }
         }
     }
-    false
+    for &p in &dfg.blocks[blocks[0]].params {
+        varies[p] = false;
+    }
+    for r in blocks.iter().flat_map(|&b| &dfg.blocks[b].insts).filter_map(|&i| dfg.inst_result(i)) {
+        varies[r] = false;
+    }
+    found
 }
 
 /// The bounds of one loop's plan.

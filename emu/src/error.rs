@@ -16,8 +16,8 @@ pub enum LoadError {
     #[error("cannot read the code object: {0}")]
     Read(String),
     /// The object's processor is one the emulator does not execute.
-    #[error("processor {0} is not supported by the emulator (gfx1100 and gfx942 are)")]
-    Processor(String),
+    #[error("processor {0} is not supported by the emulator (the verified processors are: {1})")]
+    Processor(String, String),
     /// An instruction of a kernel could not be decoded.
     #[error("kernel {kernel}: cannot decode the instruction at offset {offset:#x}: {detail}")]
     Decode {

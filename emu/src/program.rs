@@ -189,9 +189,9 @@ pub(crate) fn inst_text(inst: &Inst, family: Family, wave_size: u32) -> String {
 }
 
 fn family_of(proc: &'static Processor) -> Result<Family, LoadError> {
-    match (Family::of(proc.generation), proc.name) {
-        (Some(family), "gfx1100" | "gfx942") => Ok(family),
-        _ => Err(LoadError::Processor(proc.name.to_string())),
+    match Family::of(proc.generation) {
+        Some(family) if proc.verified => Ok(family),
+        _ => Err(LoadError::Processor(proc.name.to_string(), Processor::verified_names())),
     }
 }
 
@@ -231,7 +231,7 @@ impl Program {
 /// Reads a code object with runtime-abi's reader and decodes its kernels.
 pub(crate) fn load(bytes: &[u8]) -> Result<Program, LoadError> {
     let object = runtime_abi::read::read(bytes).map_err(|e| LoadError::Read(e.to_string()))?;
-    let target = object.target.ok_or_else(|| LoadError::Processor(format!("e_flags {:#x}", object.e_flags)))?;
+    let target = object.target.ok_or_else(|| LoadError::Processor(format!("e_flags {:#x}", object.e_flags), Processor::verified_names()))?;
     let proc = target.processor;
     let kernels = object
         .kernels

@@ -141,6 +141,24 @@ fn compile_then_run_on_the_emulator_for_each_target() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Every processor of the table that gcnc does not verify end to end (isa's `verified` column)
+/// is refused with status 1 and the list of those it does, instead of getting another
+/// processor's code (gfx90a once got gfx942's `buffer_wbl2 sc1`, which gfx90a lacks).
+#[test]
+fn unverified_processors_are_refused() {
+    let verified: Vec<&str> =
+        isa::processor::PROCESSORS.iter().filter(|p| p.verified).map(|p| p.name).collect();
+    assert!(verified.contains(&"gfx1100") && verified.contains(&"gfx942"));
+    for proc in isa::processor::PROCESSORS.iter().filter(|p| !p.verified) {
+        let cpu = format!("-mcpu={}", proc.name);
+        let out = gcnc(&["compile", "examples/saxpy.gk", &cpu, "-mcode-object-version=6", "-o", "/dev/null"]);
+        assert_eq!(out.status.code(), Some(1), "{}: {}", proc.name, text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(&format!("does not compile for {}", proc.name)), "{stderr}");
+        assert!(stderr.contains(&verified.join(", ")), "{stderr}");
+    }
+}
+
 #[test]
 fn check_compares_emulator_and_interpreter() {
     for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx942"]] {

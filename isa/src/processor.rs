@@ -118,6 +118,11 @@ pub struct Processor {
     /// kernarg pointer and workgroup ID X). Wave64 is not affected, nor are gfx1101, gfx1103,
     /// gfx115x and GFX12.
     pub user_sgpr_init16_bug: bool,
+    /// Whether gcnc's code for the processor is verified end to end: its encodings checked
+    /// against llvm-mc-19 for that `-mcpu`, its code run by the emulator and fuzzed. Only these
+    /// processors compile (isel refuses the others) and run on the emulator; the rest of the
+    /// table serves reading, writing and describing code objects.
+    pub verified: bool,
     /// For a generic processor (NEW:488, V6 code objects only), the processors its code runs
     /// on and the version its code objects carry; None for a specific processor.
     pub generic: Option<GenericInfo>,
@@ -163,6 +168,7 @@ const GFX900: Processor = Processor {
     max_waves_per_simd: 10,
     simd_vgprs_wave64: 256,
     vgpr_alloc_granule_wave64: 4,
+    verified: false,
     generic: None,
 };
 
@@ -194,6 +200,7 @@ const GFX90A: Processor = Processor {
     max_waves_per_simd: 8,
     simd_vgprs_wave64: 512,
     vgpr_alloc_granule_wave64: 8,
+    verified: false,
     generic: None,
 };
 
@@ -220,6 +227,7 @@ const GFX942: Processor = Processor {
     max_waves_per_simd: 8,
     simd_vgprs_wave64: 512,
     vgpr_alloc_granule_wave64: 8,
+    verified: true,
     generic: None,
 };
 
@@ -246,6 +254,7 @@ const GFX1030: Processor = Processor {
     max_waves_per_simd: 16,
     simd_vgprs_wave64: 512,
     vgpr_alloc_granule_wave64: 8,
+    verified: false,
     generic: None,
 };
 
@@ -272,12 +281,13 @@ const GFX1100: Processor = Processor {
     max_waves_per_simd: 16,
     simd_vgprs_wave64: 768,
     vgpr_alloc_granule_wave64: 12,
+    verified: true,
     generic: None,
 };
 
 /// gfx1200 has gfx1100's facts but its generation and without the user-SGPR bug.
 const GFX1200: Processor =
-    Processor { name: "gfx1200", generation: Generation::Gfx12, mach: 0x048, user_sgpr_init16_bug: false, ..GFX1100 };
+    Processor { name: "gfx1200", generation: Generation::Gfx12, mach: 0x048, user_sgpr_init16_bug: false, verified: false, ..GFX1100 };
 
 /// The row of a generic processor (NEW:488) called `name`, with its `EF_AMDGPU_MACH`
 /// (NEW:1899-1908), target features and supported processors, and every other fact from
@@ -289,7 +299,7 @@ const fn generic(
     features: &'static [Feature],
     supported: &'static [&'static str],
 ) -> Processor {
-    Processor { name, mach, features, generic: Some(GenericInfo { version: 1, supported }), ..like }
+    Processor { name, mach, features, verified: false, generic: Some(GenericInfo { version: 1, supported }), ..like }
 }
 
 /// Every processor gcnc knows: the specific ones in the order of the AMDGPUUsage table
@@ -330,6 +340,12 @@ impl Processor {
     /// Looks a processor up by name.
     pub fn find(name: &str) -> Option<&'static Processor> {
         PROCESSORS.iter().find(|p| p.name == name)
+    }
+
+    /// The names of the processors gcnc compiles for ([`Processor::verified`]), comma-separated.
+    pub fn verified_names() -> String {
+        let names: Vec<&str> = PROCESSORS.iter().filter(|p| p.verified).map(|p| p.name).collect();
+        names.join(", ")
     }
 
     /// The wave size a kernel gets without `-mwavefrontsize64`: 32 on GFX10+, 64 before.

@@ -30,6 +30,18 @@ pub enum IselError {
         /// Why not.
         reason: &'static str,
     },
+    /// The processor is not one whose code gcnc verifies end to end
+    /// ([`isa::processor::Processor::verified`]): its code would go unchecked, so it is refused.
+    #[error(
+        "gcnc does not compile for {target} yet: its code is not verified end to end (encodings checked \
+         against llvm-mc-19, run on the emulator, fuzzed); the processors it compiles for are {verified}"
+    )]
+    Unverified {
+        /// The processor name.
+        target: String,
+        /// The verified processors' names, comma-separated.
+        verified: String,
+    },
     /// The control flow is irreducible.
     #[error("in @{func}: {source}")]
     Irreducible {
@@ -119,7 +131,10 @@ impl IselError {
             | IselError::Unsupported { loc, .. }
             | IselError::SplitWorkgroup { loc, .. }
             | IselError::ControlFlow { loc, .. } => Some(*loc).filter(|l| !l.is_none()),
-            IselError::NotAKernel { .. } | IselError::Target { .. } | IselError::Parameter { .. } => None,
+            IselError::NotAKernel { .. }
+            | IselError::Target { .. }
+            | IselError::Unverified { .. }
+            | IselError::Parameter { .. } => None,
         }
     }
 }

@@ -69,7 +69,7 @@ use frontend_ir::write::inst_to_string;
 use frontend_ir::{Block, FuncId, Function, Inst, InstData, Module, Type, Value, ValueDef};
 use isa::mir::{self, BlockKind, Def, Operand, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
-use isa::processor::Target;
+use isa::processor::{Processor, Target};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use isa::table::ConstType;
 use runtime_abi::initial_state::KernelInputs;
@@ -108,6 +108,12 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
     }
     let target_error =
         |reason| IselError::Target { target: target.processor().name.to_string(), wave_size: target.wave_size, reason };
+    if !target.processor().verified {
+        return Err(IselError::Unverified {
+            target: target.processor().name.to_string(),
+            verified: Processor::verified_names(),
+        });
+    }
     let family = Family::of(target.generation()).ok_or_else(|| target_error("the generation has no encodings yet"))?;
     match target.wave_size {
         64 => {}

@@ -627,13 +627,16 @@ mod tests {
             if let Some(info) = &p.generic {
                 assert_eq!(info.version, 1, "{}", p.name);
                 // The first supported processor, where it is a row, has the same facts but for
-                // the name, EF_AMDGPU_MACH and being generic — and for gfx11-generic the VGPR
-                // file, which must fit gfx1102/gfx1103's smaller one.
+                // the name, EF_AMDGPU_MACH, being generic and verified (no generic processor
+                // is yet) — and for gfx11-generic the VGPR file, which must fit
+                // gfx1102/gfx1103's smaller one.
+                assert!(!p.verified, "{}", p.name);
                 if let Some(first) = Processor::find(info.supported[0]) {
                     let renamed = Processor {
                         name: p.name,
                         mach: p.mach,
                         generic: None,
+                        verified: false,
                         simd_vgprs_wave64: p.simd_vgprs_wave64,
                         vgpr_alloc_granule_wave64: p.vgpr_alloc_granule_wave64,
                         ..*first

@@ -285,66 +285,73 @@ impl Function {
     /// everything outside the layout, so that entity numbers match the printed text. Source
     /// locations follow their instructions.
     pub fn canonicalize(&mut self) {
-        let old = std::mem::take(&mut self.dfg);
+        let mut old = std::mem::take(&mut self.dfg);
         let old_srclocs = std::mem::take(&mut self.srclocs);
         // Every table sized up front: the new function is at most as large as the old one.
-        let mut srclocs = SecondaryMap::new();
-        if !old_srclocs.is_empty() {
-            srclocs.resize(old.insts.len());
-        }
         let mut block_map: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::new();
         block_map.resize(old.blocks.len());
+        for (k, &b) in self.layout.iter().enumerate() {
+            block_map[b] = Block::from_u32(k as u32).into();
+        }
         let mut value_map: SecondaryMap<Value, PackedOption<Value>> = SecondaryMap::new();
         value_map.resize(old.values.len());
         let mut new = DataFlowGraph::default();
         new.values.reserve(old.values.len());
-        new.insts.reserve(old.insts.len());
-        new.results.resize(old.insts.len());
-        new.blocks.reserve(self.layout.len());
-        for &b in &self.layout {
-            let nb = new.make_block();
-            new.blocks[nb].insts.reserve_exact(old.blocks[b].insts.len());
-            block_map[b] = nb.into();
-        }
-        // First define every value in layout order, so forward references can be mapped.
+        // First define every value in layout order, so forward references can be mapped: the
+        // instructions are numbered in the same order below, so each result's instruction is
+        // known here.
+        let mut insts = 0u32;
         for &b in &self.layout {
             let nb = block_map[b].unwrap();
-            for &p in &old.blocks[b].params {
-                value_map[p] = new.append_block_param(nb, old.values[p].ty).into();
+            for (index, &p) in old.blocks[b].params.iter().enumerate() {
+                let def = ValueDef::Param(nb, index as u32);
+                value_map[p] = new.values.push(ValueData { ty: old.values[p].ty, def }).into();
             }
             for &i in &old.blocks[b].insts {
                 if let Some(r) = old.inst_result(i) {
-                    // A placeholder definition; the instruction is pushed below in the same order.
-                    value_map[r] = new.make_pending_value(old.values[r].ty).into();
+                    let def = ValueDef::Result(Inst::from_u32(insts));
+                    value_map[r] = new.values.push(ValueData { ty: old.values[r].ty, def }).into();
                 }
+                insts += 1;
             }
         }
+        new.insts.reserve(insts as usize);
+        new.results.resize(insts as usize);
+        new.blocks.reserve(self.layout.len());
+        let mut srclocs = SecondaryMap::new();
+        if !old_srclocs.is_empty() {
+            srclocs.resize(insts as usize);
+        }
+        // Then move each block's lists and instructions over, renumbered: nothing is copied,
+        // and the blocks keep their vectors.
         for &b in &self.layout {
-            let nb = block_map[b].unwrap();
-            for &i in &old.blocks[b].insts {
-                let mut data = old.insts[i].clone();
-                for a in data.args_mut() {
+            let mut data = std::mem::take(&mut old.blocks[b]);
+            for p in &mut data.params {
+                *p = value_map[*p].unwrap();
+            }
+            for i in &mut data.insts {
+                let mut inst = std::mem::replace(&mut old.insts[*i], InstData::Unreachable);
+                for a in inst.args_mut() {
                     *a = map_value(*a, &old, &mut value_map, &mut new);
                 }
-                for call in data.block_calls_mut() {
+                for call in inst.block_calls_mut() {
                     call.block = block_map[call.block].expand().unwrap_or(call.block);
                     for a in call.args.iter_mut() {
                         *a = map_value(*a, &old, &mut value_map, &mut new);
                     }
                 }
-                let ni = new.insts.push(data);
-                if !old_srclocs[i].is_none() {
-                    srclocs[ni] = old_srclocs[i];
+                let ni = new.insts.push(inst);
+                if !old_srclocs[*i].is_none() {
+                    srclocs[ni] = old_srclocs[*i];
                 }
-                if let Some(r) = old.inst_result(i) {
-                    let nr = value_map[r].unwrap();
-                    new.values[nr].def = ValueDef::Result(ni);
-                    new.results[ni] = nr.into();
-                }
-                new.blocks[nb].insts.push(ni);
+                new.results[ni] = old.inst_result(*i).and_then(|r| value_map[r].expand()).into();
+                *i = ni;
             }
+            new.blocks.push(data);
         }
-        self.layout = self.layout.iter().map(|&b| block_map[b].unwrap()).collect();
+        for b in &mut self.layout {
+            *b = block_map[*b].unwrap();
+        }
         self.dfg = new;
         self.srclocs = srclocs;
     }

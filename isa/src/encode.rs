@@ -279,8 +279,12 @@ pub fn widen_to_vop3(func: &mut crate::mir::Function) -> usize {
         if inst.vop3 || inst.fields.dpp.is_some() || inst.fields.sdwa.is_some() || !inst.opcode.exists_in(family) {
             continue;
         }
+        // Only the `_e32` encodings have registers they cannot name; the rest skip the binding.
+        if !table::info(inst.opcode, family).is_some_and(|info| matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc)) {
+            continue;
+        }
         let Ok(e) = Encoder::new(inst, family) else { continue };
-        if matches!(e.info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc) && e.check_lo128().is_err() {
+        if e.check_lo128().is_err() {
             inst.vop3 = true;
             widened += 1;
         }

@@ -30,6 +30,7 @@
 use crate::mir::{Inst, Operand, OperandKind};
 use crate::opcode::{Family, Format, Opcode};
 use crate::reg::RegType;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -510,20 +511,27 @@ pub fn operand_fits(kind: Kind, op: &Operand) -> bool {
 /// (`None`: an optional slot left out), or `None` when the operands do not fit. Optional slots
 /// are settled by trying each choice: the first one whose operands all fit their slots' files
 /// wins (scratch `off, v1, s2` against `v1, v2, off`, for instance).
-pub fn bind_uses(slots: &[SlotInfo], ops: &[Operand]) -> Option<Vec<Option<usize>>> {
-    let uses: Vec<&SlotInfo> = slots.iter().filter(|s| s.role == Role::Use).collect();
-    let optional: Vec<usize> = (0..uses.len()).filter(|&i| uses[i].optional).collect();
-    for choice in 0..(1u32 << optional.len()) {
-        let present = |i: usize| !uses[i].optional || choice >> optional.iter().position(|&o| o == i).unwrap() & 1 != 0;
-        let count = (0..uses.len()).filter(|&i| present(i)).count();
-        if count != ops.len() {
+pub fn bind_uses(slots: &[SlotInfo], ops: &[Operand]) -> Option<SmallVec<[Option<usize>; 6]>> {
+    // Runs for every instruction encoded: no allocation, the optional slots as bits of `choice`.
+    let uses = || slots.iter().filter(|s| s.role == Role::Use);
+    let optional = uses().filter(|s| s.optional).count();
+    let required = uses().count() - optional;
+    if ops.len() < required || ops.len() > required + optional {
+        return None;
+    }
+    for choice in 0..(1u32 << optional) {
+        if required + choice.count_ones() as usize != ops.len() {
             continue;
         }
-        let mut next = 0;
-        let mut out = Vec::with_capacity(uses.len());
+        let (mut next, mut bit) = (0, 0);
+        let mut out = SmallVec::new();
         let mut fits = true;
-        for (i, slot) in uses.iter().enumerate() {
-            if present(i) {
+        for slot in uses() {
+            let present = !slot.optional || {
+                bit += 1;
+                choice >> (bit - 1) & 1 != 0
+            };
+            if present {
                 fits &= operand_fits(slot.kind, &ops[next]);
                 out.push(Some(next));
                 next += 1;

@@ -80,6 +80,13 @@ pub(crate) fn make_at(func: &mut Function, data: InstData, ty: Type, at: Inst) -
 
 /// Resolves the aliases among the operands and branch arguments of `inst`.
 pub(crate) fn resolve_operands(dfg: &mut DataFlowGraph, inst: frontend_ir::Inst) {
+    // Most instructions read no alias (canonicalization removes them between passes): leave
+    // those untouched rather than moving their data out and back.
+    let is_alias = |v: &Value| matches!(dfg.values[*v].def, ValueDef::Alias(_));
+    let data = &dfg.insts[inst];
+    if !data.args().iter().any(is_alias) && !data.block_calls().iter().any(|c| c.args.iter().any(is_alias)) {
+        return;
+    }
     let mut data = std::mem::replace(&mut dfg.insts[inst], InstData::Unreachable);
     for a in data.args_mut() {
         *a = dfg.resolve_aliases(*a);

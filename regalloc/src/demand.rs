@@ -211,21 +211,29 @@ fn file_demand(counts: &[u32; 17], ty: RegType, proc: &Processor) -> u16 {
 
 /// [`Pressure::demand`] with the last result of each file kept with the counts it came from:
 /// consecutive instructions mostly change one file, and the others need no packing again.
-#[derive(Default)]
+/// The packing order of each file is computed once, when the cache is made.
 pub(crate) struct DemandCache {
     last: [Option<([u32; 17], u16)>; FILES],
+    order: [PackOrder; FILES],
 }
 
 impl DemandCache {
-    /// The registers the values `pressure` counts need on `proc`.
-    pub(crate) fn demand(&mut self, pressure: &Pressure, proc: &Processor) -> RegisterDemand {
+    /// A cache for the register files of `proc`.
+    pub(crate) fn new(proc: &Processor) -> DemandCache {
+        let order = FILE_TYPES.map(|ty| pack_order(|size| alignment(RegClass { ty, size, linear: false }, proc)));
+        DemandCache { last: [None; FILES], order }
+    }
+
+    /// The registers the values `pressure` counts need (on the processor of [`DemandCache::new`]).
+    pub(crate) fn demand(&mut self, pressure: &Pressure) -> RegisterDemand {
         let mut d = RegisterDemand::default();
-        for (file, ty) in FILE_TYPES.into_iter().enumerate() {
+        for file in 0..FILES {
             let counts = &pressure.counts[file];
             let value = match &self.last[file] {
                 Some((seen, value)) if seen == counts => *value,
                 _ => {
-                    let value = file_demand(counts, ty, proc);
+                    let packed = packed_size_in(counts, &self.order[file]);
+                    let value = packed.min(u32::from(u16::MAX)) as u16;
                     self.last[file] = Some((*counts, value));
                     value
                 }
@@ -264,23 +272,33 @@ pub(crate) fn pack_key(size: u16, align: u16) -> (u16, bool, u16) {
 /// and free aligned pairs, which later pairs and single registers fill first, as first-fit
 /// does.
 pub(crate) fn packed_size(counts: &[u32; 17], align: impl Fn(u8) -> u16) -> u32 {
-    // The sizes present, in packing order (no allocation: this runs at every instruction).
-    let mut sizes = [(0u16, 0u16); 16];
-    let mut n = 0;
-    let mut total = 0u32;
-    for s in (1..=16u16).filter(|&s| counts[usize::from(s)] > 0) {
-        sizes[n] = (s, align(s as u8).max(1));
-        total += u32::from(s) * counts[usize::from(s)];
-        n += 1;
+    packed_size_in(counts, &pack_order(align))
+}
+
+/// Every tuple size (1 to 16) with its alignment, in the packing order of [`pack_key`].
+pub(crate) type PackOrder = [(u16, u16); 16];
+
+/// The sizes 1 to 16 with their alignments under `align`, in packing order.
+pub(crate) fn pack_order(align: impl Fn(u8) -> u16) -> PackOrder {
+    let mut order = [(0u16, 0u16); 16];
+    for (k, slot) in order.iter_mut().enumerate() {
+        let s = k as u16 + 1;
+        *slot = (s, align(s as u8).max(1));
     }
+    order.sort_by_key(|&(s, a)| pack_key(s, a));
+    order
+}
+
+/// [`packed_size`] with the packing order computed once ([`pack_order`]): this runs at every
+/// instruction, so it neither allocates nor sorts.
+pub(crate) fn packed_size_in(counts: &[u32; 17], order: &PackOrder) -> u32 {
     // Without alignment, nothing is padded: the common case (single registers, gfx11's VGPR
     // tuples) needs no packing.
-    if sizes[..n].iter().all(|&(_, a)| a == 1) {
-        return total;
+    if order.iter().all(|&(s, a)| a == 1 || counts[usize::from(s)] == 0) {
+        return (1..=16).map(|s| s as u32 * counts[s]).sum();
     }
-    sizes[..n].sort_unstable_by_key(|&(s, a)| pack_key(s, a));
     let (mut end, mut singles, mut pairs) = (0u32, 0u32, 0u32);
-    for &(size, a) in &sizes[..n] {
+    for &(size, a) in order {
         let (size, a) = (u32::from(size), u32::from(a));
         let mut n = counts[size as usize];
         if size == 2 {

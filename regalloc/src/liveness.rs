@@ -262,13 +262,13 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
         special,
     };
     let family = func.family;
+    let mut cache = DemandCache::new(proc);
     for b in 0..n {
         set.clear();
         live_out_into(func, b, &live.live_in, &live.classes, &mut set);
         live.live_out[b] = set.sorted();
         let counted = |t: Temp| !live.special[t.id as usize];
         let mut pressure = Pressure::default();
-        let mut cache = DemandCache::default();
         for &t in &live.live_out[b] {
             if !live.special[t as usize] {
                 pressure.add(live.classes[t as usize].expect("live temporaries are defined"));
@@ -308,7 +308,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
                 }
             }
             extra.iter().for_each(|&rc| pressure.add(rc));
-            demands[i] = cache.demand(&pressure, proc);
+            demands[i] = cache.demand(&pressure);
             live.max_plain_vgprs = live.max_plain_vgprs.max(pressure.plain_vgprs(proc, demands[i].vgprs));
             extra.iter().for_each(|&rc| pressure.remove(rc));
             for op in inst.ops.iter_mut() {
@@ -334,7 +334,7 @@ pub fn analyze(func: &mut Function, proc: &Processor) -> Result<Liveness, AllocE
                 live.dead[t.id as usize] = true;
             }
         }
-        let entry = cache.demand(&pressure, proc);
+        let entry = cache.demand(&pressure);
         live.max_plain_vgprs = live.max_plain_vgprs.max(pressure.plain_vgprs(proc, entry.vgprs));
         demands[..phis].fill(entry);
         let block_max = demands.iter().fold(entry, |m, &d| m.max(d));

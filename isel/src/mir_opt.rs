@@ -7,7 +7,9 @@
 //! modifiers of the VALU operations that read them, where the opcode table gives the source
 //! `neg`/`abs` bits. Those modifiers are the same bit operations on the source as it is read
 //! (the sign bit of its type flipped or cleared, whatever the value, NaNs included), so the
-//! result is the same in every lane. Modifiers need the VOP3 form, so a fold
+//! result is the same in every lane. A 64-bit float's sign operation is one on its high dword
+//! joined again with the low one (`p_create_vector` of the two dwords split from the pair): the
+//! reader then reads the pair with the modifier. Modifiers need the VOP3 form, so a fold
 //! happens only where that form can encode the operands: no more scalar values than the
 //! generation's constant bus takes and a literal only where VOP3 carries one
 //! (`hw::fits_constant_bus`, from [`isa::constant_bus`]). Folds look through a chain
@@ -17,12 +19,22 @@
 //!
 //! A `p_create_vector` of the same operands as an earlier one in its block is that one.
 //!
+//! The output modifiers stay unused. `omod` does nothing while the kernel runs in IEEE mode
+//! (as gcnc's kernels do) or keeps denormals (the hardware ignores it then; LLVM's
+//! `SIFoldOperands` folds it under neither). `clamp` would replace `min(max(x, 0.0), 1.0)`,
+//! but the kernel language orders -0.0 below +0.0, so `max(-0.0, 0.0)` is +0.0, while the
+//! clamp bit keeps -0.0 (as the emulator does, and as llc-19 folds `fmed3(-0.0, 0.0, 1.0)` to
+//! -0.0): the fold would change the sign of a zero.
+//!
 //! It also folds constants: a 32-bit source of a VALU operation that a `v_mov_b32` or
 //! `s_mov_b32` of a constant defines reads the constant itself, inline or as the literal,
 //! where the source takes constants and the encoding stays within the constant bus and the
 //! literal rules; a commutative operation puts the constant first rather than take its VOP3
 //! form, which a fold takes only when the move goes with it (the same bytes, one instruction
-//! fewer). A part of a `p_create_vector` that such a move defines becomes the constant, which
+//! fewer). A 64-bit source that an `s_mov_b64` (or gfx942's `v_mov_b64`) of a constant
+//! defines reads it when it is inline for the source's type (a 64-bit literal is one dword,
+//! which each generation widens its own way). A part of a `p_create_vector` that such a move
+//! defines becomes the constant, which
 //! the tuple's copy then writes into its place. A constant has no liveness, so these folds
 //! reach across blocks; a move nothing reads any more goes.
 
@@ -146,11 +158,16 @@ fn forward_vectors(func: &mut Function, uses: &mut [u32]) {
 
 /// The temporary a plain `v_mov_b32` or `s_mov_b32` of a constant defines, and the constant.
 fn constant_move(inst: &Inst) -> Option<(Temp, u64)> {
-    if !matches!(inst.opcode, Opcode::VMovB32 | Opcode::SMovB32) || inst.fields != Default::default() {
+    let size = match inst.opcode {
+        Opcode::VMovB32 | Opcode::SMovB32 => 1,
+        Opcode::VMovB64 | Opcode::SMovB64 => 2,
+        _ => return None,
+    };
+    if inst.fields != Default::default() {
         return None;
     }
     let (&[def], &[op]) = (inst.defs.as_slice(), inst.ops.as_slice()) else { return None };
-    let t = def.temp.filter(|&t| def.reg.is_none() && t.rc.size == 1 && !linear_vgpr(t))?;
+    let t = def.temp.filter(|&t| def.reg.is_none() && t.rc.size == size && !linear_vgpr(t))?;
     Some((t, op.constant_value()?))
 }
 
@@ -159,8 +176,9 @@ fn constant_move(inst: &Inst) -> Option<(Temp, u64)> {
 fn fold_constants(inst: &mut Inst, family: Family, uses: &mut [u32], konst: &[Option<u64>]) {
     let known = |op: &Operand| op.temp_of().filter(|_| op.reg.is_none()).and_then(|t| Some((t, konst[t.id as usize]?)));
     if inst.opcode == Opcode::PCreateVector {
+        // Parts of one dword: a tuple's copy writes a 32-bit constant into its place.
         for op in inst.ops.iter_mut() {
-            if let Some((t, c)) = known(op) {
+            if let Some((t, c)) = known(op).filter(|(t, _)| t.rc.size == 1) {
                 *op = Operand::constant64(c);
                 uses[t.id as usize] -= 1;
             }
@@ -187,7 +205,14 @@ fn fold_constants(inst: &mut Inst, family: Family, uses: &mut [u32], konst: &[Op
             Kind::Vi => inline,
             _ => false,
         };
-        if !takes || slot.size != 1 || slot.ctype != ConstType::B32 {
+        // A 64-bit source takes an inline constant only (a literal there is one dword, which
+        // each generation widens its own way).
+        let fits = match (slot.size, slot.ctype) {
+            (1, ConstType::B32) => t.rc.size == 1,
+            (2, ConstType::F64 | ConstType::B64) => t.rc.size == 2 && inline,
+            _ => false,
+        };
+        if !takes || !fits {
             continue;
         }
         let mut ops = inst.ops.clone();
@@ -284,9 +309,11 @@ fn fold_modifiers(
     let srcs: Vec<ConstType> =
         info.slots.iter().filter(|s| s.role == Role::Use && !s.optional).map(|s| s.ctype).collect();
     for k in 0..inst.ops.len().min(srcs.len()).min(8) {
-        let sign_bit = match srcs[k] {
-            ConstType::B32 => 0x8000_0000u64,
-            ConstType::F16 => 0x8000,
+        // A 64-bit float's sign is the top bit of its high dword.
+        let (sign_bit, wide) = match srcs[k] {
+            ConstType::B32 => (0x8000_0000u64, false),
+            ConstType::F16 => (0x8000, false),
+            ConstType::F64 => (0x8000_0000, true),
             _ => continue,
         };
         for _ in 0..CHAIN {
@@ -296,11 +323,17 @@ fn fold_modifiers(
                 break;
             }
             let Some(t) = inst.ops[k].temp_of().filter(|_| inst.ops[k].reg.is_none()) else { break };
-            if t.rc.size != 1 || linear_vgpr(t) {
+            if t.rc.size != if wide { 2 } else { 1 } || linear_vgpr(t) {
                 break;
             }
             let Some(j) = defs.in_block(t, block) else { break };
-            let Some((sign, x)) = sign_op(&insts[j], sign_bit) else { break };
+            let (signs, x, high) = if wide {
+                let Some((signs, x, high)) = wide_sign_op(insts, j, defs, block) else { break };
+                (signs, x, high)
+            } else {
+                let Some((sign, x)) = sign_op(&insts[j], sign_bit) else { break };
+                (Signs::from_slice(&[sign]), x, Signs::new())
+            };
             let mut ops = inst.ops.clone();
             ops[k] = Operand::temp(x);
             if !hw::fits_constant_bus(inst.opcode, family, &ops, true) {
@@ -308,11 +341,14 @@ fn fold_modifiers(
             }
             let inst = &mut insts[i];
             inst.ops = ops;
-            // The reader computes neg?(abs?(t)) of t = -x or |x|.
-            match sign {
-                Sign::Neg if inst.fields.abs & bit == 0 => inst.fields.neg ^= bit,
-                Sign::Neg => {}
-                Sign::Abs => inst.fields.abs |= bit,
+            // The reader computes neg?(abs?(t)) of t = -x or |x| (each sign of a chain in turn,
+            // outermost first).
+            for sign in signs {
+                match sign {
+                    Sign::Neg if inst.fields.abs & bit == 0 => inst.fields.neg ^= bit,
+                    Sign::Neg => {}
+                    Sign::Abs => inst.fields.abs |= bit,
+                }
             }
             // Modifiers need the VOP3 form; `--x` may leave none.
             inst.vop3 = vop3
@@ -321,9 +357,44 @@ fn fold_modifiers(
             uses[t.id as usize] -= 1;
             uses[x.id as usize] += 1;
             folded.push(j as u32);
+            folded.extend(high);
         }
     }
 }
+
+/// What `insts[j]` does to the sign of a 64-bit float, if it is a `p_create_vector` of the low
+/// dword of a pair and a chain of [`sign_op`]s of its high dword (how selection negates a
+/// 64-bit float or takes its absolute value), both dwords split from that pair in block
+/// `block`: the sign operations, outermost first, the pair, and the indices of the high
+/// dword's operations.
+fn wide_sign_op(insts: &[Inst], j: usize, defs: &BlockDefs, block: u32) -> Option<(Signs, Temp, Signs<u32>)> {
+    let vector = &insts[j];
+    if vector.opcode != Opcode::PCreateVector || vector.ops.len() != 2 || vector.ops.iter().any(|o| o.reg.is_some()) {
+        return None;
+    }
+    let (lo, mut hi) = (vector.ops[0].temp_of()?, vector.ops[1].temp_of()?);
+    let (mut signs, mut through) = (Signs::new(), Signs::new());
+    while let Some((sign, inner)) = defs.in_block(hi, block).filter(|_| signs.len() < CHAIN).and_then(|jh| {
+        through.push(jh as u32);
+        sign_op(&insts[jh], 0x8000_0000)
+    }) {
+        signs.push(sign);
+        hi = inner;
+    }
+    through.truncate(signs.len());
+    let split = &insts[defs.in_block(lo, block)?];
+    let pair = split.ops.first().and_then(|o| o.temp_of().filter(|_| o.reg.is_none()))?;
+    let halves: SmallVec<[Option<Temp>; 2]> = split.defs.iter().map(|d| d.temp).collect();
+    (!signs.is_empty()
+        && split.opcode == Opcode::PSplitVector
+        && halves.as_slice() == [Some(lo), Some(hi)]
+        && pair.rc.size == 2
+        && !linear_vgpr(pair))
+    .then_some((signs, pair, through))
+}
+
+/// A chain of sign operations, or of their indices.
+type Signs<T = Sign> = SmallVec<[T; CHAIN]>;
 
 /// What `inst` does to the sign of a 32-bit temporary, if it is a plain exclusive-or with the
 /// sign bit `sign_bit` (of the reader's source type) or an and with its complement, and that

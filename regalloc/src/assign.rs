@@ -35,7 +35,8 @@
 //! where their operands are (live-in values move to make room if they must); phis nobody
 //! reads are dropped. Linear VGPRs (live on the linear CFG) get registers of their own above
 //! the window and never move, so no logical value can share them; linear VGPRs that are
-//! never live at once share them (`linear_vgpr_registers`).
+//! never live at once share them (`linear_vgpr_registers`); a vector built or split there
+//! takes the registers of the parts it reads for the last time, and they its, where free.
 
 use crate::demand::{alignment, file_index, first_fit, room_at_occupancy, Item, RegisterDemand, FILES, FILE_TYPES};
 use crate::liveness::{is_phi, late_kill, Liveness};
@@ -282,6 +283,8 @@ fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, sta
     }
     // Interference, as adjacency lists by id.
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); temps];
+    // Vectors built and split: which values would share registers, at which offsets.
+    let mut hints: Vec<SmallVec<[(u32, i16); 2]>> = vec![SmallVec::new(); temps];
     let mut at: Vec<u32> = vec![u32::MAX; temps];
     let mut set: Vec<u32> = Vec::new();
     let add = |set: &mut Vec<u32>, at: &mut Vec<u32>, id: u32| {
@@ -311,10 +314,18 @@ fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, sta
             if k >= phis {
                 here.extend(inst.ops.iter().filter_map(|o| o.temp_of()).map(|t| t.id).filter(|&id| is_lin(id)));
             }
+            // A vector built or split is a parallel copy: its results may take the registers
+            // of the operands it reads for the last time (those still live after it are in
+            // `set`), which the hints below ask for.
+            let copy = matches!(inst.opcode, Opcode::PCreateVector | Opcode::PSplitVector);
+            if copy && k >= phis {
+                note_vector(inst, &is_lin, &mut hints);
+            }
+            let read = if copy { defs.len() } else { here.len() };
             // Both ways: each definition with what is live after it and what the instruction
             // reads or writes.
             for &d in &defs {
-                for &x in set.iter().chain(&here).filter(|&&x| x != d) {
+                for &x in set.iter().chain(&here[..read]).filter(|&&x| x != d) {
                     adj[d as usize].push(x);
                     adj[x as usize].push(d);
                 }
@@ -361,6 +372,19 @@ fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, sta
             })
             .collect();
         taken.sort_unstable();
+        // First where a vector it is built into or split from, or a part of one, already is,
+        // if that is free; else the lowest free registers.
+        let fits = |p: u16| p >= start && p.is_multiple_of(align) && taken.iter().all(|&(lo, hi)| p + size <= lo || hi <= p);
+        let hinted = hints[id as usize].iter().find_map(|&(other, delta)| {
+            let at = reg[other as usize];
+            let p = (at != NO_REG).then(|| i32::from(at - PhysReg::VGPR0) + i32::from(delta))?;
+            u16::try_from(p).ok().filter(|&p| fits(p))
+        });
+        if let Some(p) = hinted {
+            reg[id as usize] = PhysReg::VGPR0 + p;
+            end = end.max(p + size);
+            continue;
+        }
         let mut place = start.next_multiple_of(align);
         for &(lo, hi) in &taken {
             if place + size <= lo {
@@ -374,6 +398,37 @@ fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, sta
         end = end.max(place + size);
     }
     (reg, end)
+}
+
+/// Records, for the linear VGPRs a `p_create_vector` or `p_split_vector` reads and writes,
+/// where each would sit relative to the others if they shared registers: `hints[a]` lists
+/// `(b, delta)` for "at `b`'s register plus `delta`".
+fn note_vector(inst: &Inst, is_lin: &impl Fn(u32) -> bool, hints: &mut [SmallVec<[(u32, i16); 2]>]) {
+    let (whole, parts): (&[Def], &[Operand]) = (&inst.defs, &inst.ops);
+    // The vector and its parts, each with its offset in registers.
+    let mut members: SmallVec<[(u32, i16); 4]> = SmallVec::new();
+    let mut offset = 0i16;
+    let split = inst.opcode == Opcode::PSplitVector;
+    let pieces: SmallVec<[(Option<Temp>, u8); 4]> = if split {
+        whole.iter().map(|d| (d.temp, d.rc.size)).collect()
+    } else {
+        parts.iter().map(|o| (o.temp_of(), o.rc().map_or(1, |rc| rc.size))).collect()
+    };
+    for (t, size) in pieces {
+        if let Some(t) = t.filter(|t| is_lin(t.id)) {
+            members.push((t.id, offset));
+        }
+        offset += i16::from(size);
+    }
+    let vector = if split { parts.first().and_then(|o| o.temp_of()) } else { whole.first().and_then(|d| d.temp) };
+    if let Some(v) = vector.filter(|v| is_lin(v.id)) {
+        members.push((v.id, 0));
+    }
+    for &(a, at) in &members {
+        for &(b, bt) in members.iter().filter(|&&(b, _)| b != a) {
+            hints[a as usize].push((b, at - bt));
+        }
+    }
 }
 
 impl<'a> Assigner<'a> {

@@ -324,13 +324,23 @@ fn mad64(ctx: &mut Ctx<'_>, a: Operand, b: Operand, c: Operand) -> Pair {
 }
 
 /// The low 64 bits of `a * b`: `lo(a0 * b0)`, and `hi(a0 * b0) + lo(a0 * b1) + lo(a1 * b0)`.
+/// A cross product with a zero dword (a zero-extended or small constant factor) is left out.
 pub(super) fn mul_lo64(ctx: &mut Ctx<'_>, [a0, a1]: Pair, [b0, b1]: Pair) -> Pair {
     use Opcode::*;
+    let zero = |o: Operand| o.constant_value() == Some(0);
     let lo = v32(ctx, VMulLoU32, &[a0, b0]);
-    let carry = v32(ctx, VMulHiU32, &[a0, b0]);
-    let cross1 = v32(ctx, VMulLoU32, &[a0, b1]);
-    let cross2 = v32(ctx, VMulLoU32, &[a1, b0]);
-    let hi = v32(ctx, VAdd3U32, &[carry, cross1, cross2]);
+    let mut terms: SmallVec<[Operand; 3]> = SmallVec::new();
+    terms.push(v32(ctx, VMulHiU32, &[a0, b0]));
+    for (x, y) in [(a0, b1), (a1, b0)] {
+        if !zero(x) && !zero(y) {
+            terms.push(v32(ctx, VMulLoU32, &[x, y]));
+        }
+    }
+    let hi = match terms.len() {
+        1 => terms[0],
+        2 => v32(ctx, VAddNcU32, &terms),
+        _ => v32(ctx, VAdd3U32, &terms),
+    };
     [lo, hi]
 }
 
@@ -382,6 +392,11 @@ fn udivrem64(ctx: &mut Ctx<'_>, x: Pair, y: Pair) -> Result<(Pair, Pair), IselEr
         let m = ctx.temp(ctx.lm());
         let rest64 = joined(ctx, rest)?;
         ctx.valu(VCmpGeU64, &[Def::temp(m)], &[rest64, y64]);
+        // Later readers take the remainder from its pair (see `Ctx::split_anew`).
+        if let Some(t) = rest64.temp_of() {
+            let halves = ctx.split_anew(t);
+            rest = [Operand::temp(halves[0]), Operand::temp(halves[1])];
+        }
         let q1 = add_v64(ctx, q, [k(1), k(0)], false);
         let r1 = add_v64(ctx, rest, y, true);
         let pick = |ctx: &mut Ctx<'_>, old: Pair, new: Pair| {

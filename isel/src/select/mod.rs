@@ -452,11 +452,20 @@ impl Ctx<'_> {
         if let Some(parts) = self.splits.get(&(t, self.cur)) {
             return parts.clone();
         }
+        let parts = self.split_anew(t);
+        self.splits.insert((t, self.cur), parts.clone());
+        parts
+    }
+
+    /// The dwords of `t` from a new `p_split_vector`, even where `t` was built from parts in
+    /// this block ([`Ctx::split`] gives those back): readers of the pieces then end the parts
+    /// at the tuple, which the allocator builds in their registers, and the split reads it in
+    /// place, where keeping the parts alive beside the tuple would cost copies.
+    pub fn split_anew(&mut self, t: Temp) -> SmallVec<[Temp; 4]> {
         let rc = RegClass { size: 1, ..t.rc };
         let parts: SmallVec<[Temp; 4]> = (0..t.rc.size).map(|_| self.temp(rc)).collect();
         let defs: SmallVec<[Def; 4]> = parts.iter().map(|&p| Def::temp(p)).collect();
         self.emit(mir::Inst::new(Opcode::PSplitVector, &defs, &[Operand::temp(t)]));
-        self.splits.insert((t, self.cur), parts.clone());
         parts
     }
 

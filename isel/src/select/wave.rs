@@ -276,7 +276,10 @@ fn combine_wide(ctx: &mut Ctx<'_>, combine: Combine, other: &[Temp], acc: &[Temp
             let (ov, av) = (ctx.create_vector(pair, &[o(0), o(1)]), ctx.create_vector(pair, &[a(0), a(1)]));
             let wins = ctx.temp(ctx.lm());
             ctx.valu(compare, &[Def::temp(wins)], &[Operand::temp(ov), Operand::temp(av)]);
-            (0..2).map(|i| cndmask(ctx, lin, a(i), o(i), wins)).collect()
+            // The selects read the pairs' dwords split anew, not the parts they were built from
+            // (no copies: see `Ctx::split_anew`).
+            let (os, as_) = (ctx.split_anew(ov), ctx.split_anew(av));
+            (0..2).map(|i| cndmask(ctx, lin, Operand::temp(as_[i]), Operand::temp(os[i]), wins)).collect()
         }
         Combine::Float64(op) => {
             let pair = RegClass::linear_vgpr(2);

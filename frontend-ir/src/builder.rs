@@ -159,6 +159,7 @@ use crate::srcloc::SourceLoc;
 use crate::types::{f16_bits_from_f64, AddrSpace, Type};
 use cranelift_entity::{entity_impl, EntitySet, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// A mutable variable of the frontend's program, printed `varN`. Declared with
@@ -190,7 +191,7 @@ pub struct FunctionBuilderContext {
     /// The value of each variable at the end of (or, in the current block, so far in) a block:
     /// sparse, since a program of many blocks and many variables defines few pairs of them (a
     /// dense table per variable would grow with blocks times variables).
-    defs: HashMap<(Variable, Block), Value>,
+    defs: HashMap<(Variable, Block), Value, FixedState>,
     /// Per-block construction state.
     blocks: SecondaryMap<Block, BlockState>,
     /// Every parameter created for a variable, in creation order.

@@ -48,6 +48,7 @@ use crate::instructions::{BinaryOp, ConvOp, InstData, MemFlags, Ordering, Reduce
 use crate::types::{AddrSpace, Type};
 use crate::write::inst_to_string;
 use cranelift_entity::SecondaryMap;
+use foldhash::fast::FixedState;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use thiserror::Error;
@@ -658,11 +659,11 @@ pub fn verify_function(module: &Module, func: FuncId) -> Result<(), VerifierErro
 /// existing helpers in layout order; a call whose callee is on the walk's stack closes a cycle.
 /// Every cycle contains at least one such call. The walk is iterative, so a deep call chain
 /// cannot overflow the stack.
-fn call_cycles(module: &Module) -> HashMap<(FuncId, Inst), String> {
+fn call_cycles(module: &Module) -> HashMap<(FuncId, Inst), String, FixedState> {
     let n = module.functions.len();
     let mut edges: Vec<Vec<(Inst, FuncId)>> = vec![Vec::new(); n];
     for (id, func) in module.functions.iter() {
-        let mut seen = HashSet::new();
+        let mut seen: HashSet<_, FixedState> = HashSet::default();
         for &block in &func.layout {
             let Some(data) = func.dfg.blocks.get(block) else { continue };
             for &inst in &data.insts {
@@ -683,7 +684,7 @@ fn call_cycles(module: &Module) -> HashMap<(FuncId, Inst), String> {
         Done,
     }
     let mut state = vec![State::New; n];
-    let mut cycles = HashMap::new();
+    let mut cycles = HashMap::default();
     for root in module.functions.keys() {
         if state[root.as_u32() as usize] != State::New {
             continue;
@@ -725,7 +726,7 @@ struct FuncVerifier<'a> {
     module: &'a Module,
     id: FuncId,
     func: &'a Function,
-    cycles: &'a HashMap<(FuncId, Inst), String>,
+    cycles: &'a HashMap<(FuncId, Inst), String, FixedState>,
     errors: &'a mut Vec<VerifierError>,
     /// Blocks of the layout (existing ones, first occurrence).
     in_layout: SecondaryMap<Block, bool>,
@@ -740,7 +741,7 @@ impl<'a> FuncVerifier<'a> {
     fn new(
         module: &'a Module,
         id: FuncId,
-        cycles: &'a HashMap<(FuncId, Inst), String>,
+        cycles: &'a HashMap<(FuncId, Inst), String, FixedState>,
         errors: &'a mut Vec<VerifierError>,
     ) -> Self {
         FuncVerifier {
@@ -1259,7 +1260,7 @@ impl<'a> FuncVerifier<'a> {
                 if !ty.is_int() {
                     errs.push(K::SwitchType { ty });
                 } else {
-                    let mut seen = HashSet::new();
+                    let mut seen: HashSet<_, FixedState> = HashSet::default();
                     for &case in cases.iter() {
                         if case & !ty.mask() != 0 {
                             errs.push(K::SwitchCaseRange { case, ty });

@@ -44,6 +44,7 @@ use isa::opcode::{Family, Format, Opcode};
 use isa::reg::{RegType, Temp};
 use isa::table::{self, ConstType, Kind, Role};
 use smallvec::SmallVec;
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// The longest chain of sign-bit operations one operand looks through.
@@ -115,7 +116,7 @@ fn forward_vectors(func: &mut Function, uses: &mut [u32]) {
     let mut replace: Vec<Option<Temp>> = vec![None; func.temps as usize];
     let mut any = false;
     // The vectors built so far in the block, by their operands.
-    let mut built: HashMap<SmallVec<[Operand; 4]>, Temp> = HashMap::new();
+    let mut built: HashMap<SmallVec<[Operand; 4]>, Temp, FixedState> = HashMap::default();
     for block in &func.blocks {
         built.clear();
         for inst in block.insts.iter().filter(|i| i.opcode == Opcode::PCreateVector) {

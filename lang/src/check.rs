@@ -18,6 +18,7 @@ use crate::builtins::{ordering_from_name, scope_from_name, AtomicOp, BuiltinFn, 
 use crate::diagnostics::{Diagnostic, Span};
 use crate::types::{ArrayKind, ScalarTy, Ty};
 use frontend_ir::{Dim, Ordering, Scope, SyncInfo};
+use foldhash::fast::FixedState;
 use std::collections::{HashMap, HashSet};
 
 /// The most shared memory a kernel may declare, in bytes.
@@ -86,21 +87,21 @@ pub struct Typed {
     /// The type of each expression (indexed by node id; [`Ty::Error`] for other nodes).
     pub expr_ty: Vec<Ty>,
     /// What each name expression (and each geometry field) refers to.
-    pub res: HashMap<NodeId, Res>,
+    pub res: HashMap<NodeId, Res, FixedState>,
     /// What each call calls.
-    pub callees: HashMap<NodeId, Callee>,
+    pub callees: HashMap<NodeId, Callee, FixedState>,
     /// Every declaration.
-    pub locals: HashMap<NodeId, Local>,
+    pub locals: HashMap<NodeId, Local, FixedState>,
     /// The bits of each literal in its type (for `-lit`, of the literal before negation).
-    pub consts: HashMap<NodeId, u64>,
+    pub consts: HashMap<NodeId, u64, FixedState>,
     /// The ordering and scope of each atomic call and fence.
-    pub syncs: HashMap<NodeId, SyncInfo>,
+    pub syncs: HashMap<NodeId, SyncInfo, FixedState>,
     /// The final expressions that are a helper's return value.
-    pub tails: HashSet<NodeId>,
+    pub tails: HashSet<NodeId, FixedState>,
     /// The required workgroup size of each kernel, by item index.
-    pub workgroup_sizes: HashMap<usize, [u32; 3]>,
+    pub workgroup_sizes: HashMap<usize, [u32; 3], FixedState>,
     /// The occupancy each kernel asks for (`#[waves_per_simd(N)]`), by item index.
-    pub waves_per_simd: HashMap<usize, u32>,
+    pub waves_per_simd: HashMap<usize, u32, FixedState>,
 }
 
 impl Typed {
@@ -122,7 +123,7 @@ pub fn check(src: &str, file: &SourceFile) -> (Typed, Vec<Diagnostic>) {
         file,
         errors: Vec::new(),
         out: Typed { expr_ty: vec![Ty::Error; file.node_count as usize], ..Typed::default() },
-        fns: HashMap::new(),
+        fns: HashMap::default(),
         scopes: Vec::new(),
         current: 0,
         loop_depth: 0,
@@ -138,8 +139,8 @@ struct Checker<'a> {
     errors: Vec<Diagnostic>,
     out: Typed,
     /// Item index by name (the first of a name).
-    fns: HashMap<&'a str, usize>,
-    scopes: Vec<HashMap<&'a str, NodeId>>,
+    fns: HashMap<&'a str, usize, FixedState>,
+    scopes: Vec<HashMap<&'a str, NodeId, FixedState>>,
     /// The item being checked.
     current: usize,
     loop_depth: u32,
@@ -320,7 +321,7 @@ impl<'a> Checker<'a> {
 
     fn item(&mut self, index: usize, item: &'a FnDecl) {
         self.attrs(index, item);
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         self.loop_depth = 0;
         self.shared_bytes = 0;
         for p in &item.params {
@@ -344,7 +345,7 @@ impl<'a> Checker<'a> {
         };
         let body = &item.body;
         let last = body.stmts.len().checked_sub(1);
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         for (i, s) in body.stmts.iter().enumerate() {
             match (&s.kind, ret) {
                 (StmtKind::Expr { expr, semi: false }, Some(ret)) if Some(i) == last => {
@@ -547,7 +548,7 @@ impl<'a> Checker<'a> {
     // Statements
 
     fn block(&mut self, block: &'a Block, ret: Option<ScalarTy>) {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         for s in &block.stmts {
             self.stmt(s, ret);
         }
@@ -631,7 +632,7 @@ impl<'a> Checker<'a> {
                     }
                     None => Ty::Error,
                 };
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 self.declare(*id, var, ty, LocalKind::ForVar);
                 self.in_loop(body, ret);
                 self.scopes.pop();

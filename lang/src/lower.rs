@@ -35,6 +35,7 @@ use frontend_ir::{
     AddrSpace, BinaryOp, Block as IrBlock, ConvOp, FloatCC, FuncKind, Function, IntCC, KernelAttrs, MemFlags, Module,
     ReduceOp, RmwOp, Signature, Slot, SourceLoc, Special, Type, UnaryOp, Value,
 };
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// Lowers every kernel of a checked file (with no errors) to a module.
@@ -58,7 +59,7 @@ pub fn lower(file: &SourceFile, typed: &Typed) -> Module {
         // there (a structured CFG for the backend) rather than at the function's end.
         let exit = b.create_block();
         let returns = vec![ReturnCtx { exit, result: None }];
-        let mut lw = Lowerer { b, file, typed, bindings: HashMap::new(), loops: Vec::new(), returns };
+        let mut lw = Lowerer { b, file, typed, bindings: HashMap::default(), loops: Vec::new(), returns };
         for (p, v) in item.params.iter().zip(values) {
             lw.bind_value(p.id, v);
         }
@@ -117,7 +118,7 @@ struct Lowerer<'a, 'f> {
     b: FunctionBuilder<'f>,
     file: &'a SourceFile,
     typed: &'a Typed,
-    bindings: HashMap<NodeId, Binding>,
+    bindings: HashMap<NodeId, Binding, FixedState>,
     loops: Vec<LoopCtx>,
     /// The kernel's exit, then one entry per helper being inlined.
     returns: Vec<ReturnCtx>,

@@ -24,6 +24,7 @@ use isa::mir::{CachePolicy, Def, Function, Inst, Operand};
 use isa::opcode::{Family, Format, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use smallvec::SmallVec;
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// The kinds of access merged.
@@ -113,7 +114,7 @@ enum Fate {
 pub fn merge_accesses(func: &mut Function) -> usize {
     let family = func.family;
     let mut merged = 0;
-    let mut open: HashMap<(Kind, SmallVec<[u32; 2]>), usize> = HashMap::new();
+    let mut open: HashMap<(Kind, SmallVec<[u32; 2]>), usize, FixedState> = HashMap::default();
     let mut groups: Vec<Group> = Vec::new();
     let mut fate: Vec<Fate> = Vec::new();
     // Epochs of the chains: loads (ended by memory writes and opaque instructions), stores

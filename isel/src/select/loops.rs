@@ -42,6 +42,7 @@ use isa::mir::{self, Def, Operand};
 use isa::opcode::Opcode;
 use isa::reg::{RegClass, RegType, Temp};
 use smallvec::SmallVec;
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// One way out of a loop, as its breaks name it.
@@ -466,7 +467,7 @@ fn seal_header(
     let h = frame.h as usize;
     let linear = ctx.mir.blocks[h].linear_preds.clone();
     let logical = ctx.mir.blocks[h].logical_preds.clone();
-    let by_block: HashMap<u32, &Taken> = frame.continues.iter().map(|c| (c.block, c)).collect();
+    let by_block: HashMap<u32, &Taken, FixedState> = frame.continues.iter().map(|c| (c.block, c)).collect();
     let taken = |b: u32| by_block.get(&b).copied();
     let flow_of = |b: u32| -> &Flow {
         match (b == pre, latch.filter(|l| l.cont == b), taken(b)) {

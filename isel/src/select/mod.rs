@@ -75,6 +75,7 @@ use isa::table::ConstType;
 use runtime_abi::initial_state::KernelInputs;
 use runtime_abi::kernarg::{ExplicitArg, KernargLayout};
 use smallvec::SmallVec;
+use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// A selected kernel: its MIR and what the code object needs to know about it.
@@ -155,7 +156,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
         ir_block: None,
         budget,
         nesting: 0,
-        splits: HashMap::new(),
+        splits: HashMap::default(),
         cur_inst: None,
         specials: Vec::new(),
         value_uses: None,
@@ -242,7 +243,7 @@ pub(crate) struct Ctx<'a> {
     /// Where the values are defined and read, once a loop needs it (see [`Ctx::live_out`]).
     value_uses: Option<SecondaryMap<Value, ValueUses>>,
     /// The dwords of a temporary, split in a block: reused there instead of splitting again.
-    splits: HashMap<(Temp, u32), SmallVec<[Temp; 4]>>,
+    splits: HashMap<(Temp, u32), SmallVec<[Temp; 4]>, FixedState>,
     /// The IR instruction being selected, for error messages.
     pub cur_inst: Option<Inst>,
     /// The values of the geometry, computed in the entry block.

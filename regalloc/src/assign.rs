@@ -1269,8 +1269,16 @@ impl<'a> Assigner<'a> {
         let kept: Vec<Inst> = func.blocks[b].insts.drain(..phis).filter(|i| !dead(i)).collect();
         let phis = kept.len();
         func.blocks[b].insts.splice(0..0, kept);
+        // Phis that can take the register one of their operands arrives in go first, so that
+        // a phi with no such choice does not take the register another phi's operand frees.
+        let mut later: SmallVec<[usize; 8]> = SmallVec::new();
         for i in 0..phis {
-            self.place_phi(func, b, i)?;
+            if !self.place_phi(func, b, i, true)? {
+                later.push(i);
+            }
+        }
+        for i in later {
+            self.place_phi(func, b, i, false)?;
         }
         for &id in &live.live_in[b] {
             let t = self.temp(id);
@@ -1303,11 +1311,13 @@ impl<'a> Assigner<'a> {
     }
 
     /// Gives phi `i` of block `b` a register, preferring one its operands are in, and sets
-    /// the registers its operands have at the ends of the visited predecessors.
-    fn place_phi(&mut self, func: &mut Function, b: usize, i: usize) -> Result<(), AllocError> {
+    /// the registers its operands have at the ends of the visited predecessors. With
+    /// `only_operands`, a phi none of whose operands' registers is free is left for later:
+    /// returns whether the phi is placed.
+    fn place_phi(&mut self, func: &mut Function, b: usize, i: usize, only_operands: bool) -> Result<bool, AllocError> {
         let phi = &func.blocks[b].insts[i];
         let linear = phi.opcode == Opcode::PLinearPhi;
-        let Some(t) = phi.defs.first().and_then(|d| d.temp) else { return Ok(()) };
+        let Some(t) = phi.defs.first().and_then(|d| d.temp) else { return Ok(true) };
         let fixed = phi.defs[0].reg;
         let preds = preds_of(&func.blocks[b], linear);
         let multi: SmallVec<[bool; 2]> =
@@ -1336,6 +1346,10 @@ impl<'a> Assigner<'a> {
                 at.iter().copied().chain((hint != NO_REG).then_some(hint)).find(|&r| {
                     r != NO_REG && self.in_window(file, r, size) && (r - base) % align == 0 && free(self, r)
                 });
+            let own = at.iter().any(|&r| Some(r) == wanted);
+            if only_operands && !own {
+                return Ok(false);
+            }
             let taken = self.taken_set(file, |x| self.occ[usize::from(x)] != FREE);
             match wanted.or_else(|| taken.best_fit(size, align, self.bound[file]).map(|p| base + p)) {
                 Some(r) => r,
@@ -1372,7 +1386,7 @@ impl<'a> Assigner<'a> {
                 op.reg = Some(PhysReg(r));
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Makes room for a phi at the start of block `b` by giving live-in values of `file`

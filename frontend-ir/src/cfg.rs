@@ -59,6 +59,8 @@ impl ControlFlowGraph {
         added_by.resize(blocks);
         let mut pred_count: SecondaryMap<Block, u32> = SecondaryMap::new();
         pred_count.resize(blocks);
+        // Most blocks end in a jump or a two-way branch.
+        cfg.succ_edges.reserve(2 * func.layout.len());
         for &b in &func.layout {
             let start = cfg.succ_edges.len() as u32;
             if let Some(term) = func.dfg.terminator(b) {
@@ -158,9 +160,9 @@ pub(crate) fn depth_first<'a>(
     state: &mut SecondaryMap<Block, Visit>,
     mut retreating: impl FnMut(Block, Block),
 ) -> Vec<Block> {
-    let mut postorder = Vec::new();
+    let mut postorder = Vec::with_capacity(16);
     // Each frame is a block on the search stack and the index of its next successor.
-    let mut stack: Vec<(Block, usize)> = Vec::new();
+    let mut stack: Vec<(Block, usize)> = Vec::with_capacity(16);
     for &root in roots {
         if state[root] != Visit::New {
             continue;

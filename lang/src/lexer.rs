@@ -203,7 +203,10 @@ pub struct Token {
 
 /// Splits `src` into tokens (ending with [`Tok::Eof`]) and the errors found on the way.
 pub fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
-    let mut lx = Lexer { src, bytes: src.as_bytes(), pos: 0, toks: Vec::new(), errors: Vec::new() };
+    // About a token per four bytes of source, reserved at once up to a million tokens (the
+    // vector grows past that as it must).
+    let toks = Vec::with_capacity((src.len() / 4 + 16).min(1 << 20));
+    let mut lx = Lexer { src, bytes: src.as_bytes(), pos: 0, toks, errors: Vec::new() };
     lx.run();
     (lx.toks, lx.errors)
 }

@@ -16,7 +16,7 @@
 //! outer one too; each loop's blocks are visited once, in reverse postorder.
 
 use crate::alias::{ClassSet, MemoryClasses};
-use crate::rewrite::{is_invariant_load, is_wave_op, preheader, resolve_operands};
+use crate::rewrite::{is_invariant_load, is_wave_op, may_loop, preheader, resolve_operands};
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::DominatorTree;
@@ -25,6 +25,9 @@ use frontend_ir::{Block, Function, Inst, InstData, Value};
 
 /// Hoists the loop-invariant instructions of `func`; true if any moved.
 pub fn licm(func: &mut Function) -> bool {
+    if !may_loop(func) {
+        return false;
+    }
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
     let loops = LoopAnalysis::new(func, &cfg, &domtree);

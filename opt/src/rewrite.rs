@@ -157,10 +157,29 @@ pub(crate) fn is_commutative(op: BinaryOp) -> bool {
     matches!(op, Add | Mul | And | Or | Xor | Smin | Smax | Umin | Umax | UmulHi | SmulHi)
 }
 
+/// Whether `func` may have a loop: some branch goes to a block that is not after it in the
+/// layout. When every branch goes forward, the layout orders the CFG and nothing repeats, so
+/// the loop passes skip their analyses (most kernels without loops are small, where those
+/// analyses would be much of the time).
+pub(crate) fn may_loop(func: &Function) -> bool {
+    let mut position = vec![u32::MAX; func.dfg.blocks.len()];
+    for (k, &b) in func.layout.iter().enumerate() {
+        position[b.as_u32() as usize] = k as u32;
+    }
+    func.layout.iter().enumerate().any(|(k, &b)| {
+        func.dfg.terminator(b).is_some_and(|t| {
+            func.dfg.insts[t].block_calls().iter().any(|c| position[c.block.as_u32() as usize] <= k as u32)
+        })
+    })
+}
+
 /// The control-flow graph and the loops of `func`, when it has a loop (the loop passes have
 /// nothing to do otherwise).
 pub(crate) fn loops_of(func: &Function) -> Option<(ControlFlowGraph, LoopAnalysis)> {
     func.entry()?;
+    if !may_loop(func) {
+        return None;
+    }
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
     let loops = LoopAnalysis::new(func, &cfg, &domtree);

@@ -39,7 +39,7 @@
 //! bound on the iterations evaluated per loop and per run (linear in the function).
 
 use crate::fold::evaluate;
-use crate::rewrite::{constant, machine_size};
+use crate::rewrite::{constant, machine_size, may_loop};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use frontend_ir::cfg::ControlFlowGraph;
@@ -107,6 +107,9 @@ struct Plan {
 
 /// Unrolls every innermost loop that `mode` takes.
 fn unroll_with(func: &mut Function, mode: Mode) -> bool {
+    if !may_loop(func) {
+        return false;
+    }
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
     let loops = LoopAnalysis::new(func, &cfg, &domtree);

@@ -36,6 +36,13 @@ struct Pair {
 /// true if there were any.
 pub fn div_rem(func: &mut Function) -> bool {
     let Some(entry) = func.entry() else { return false };
+    // Most functions have no remainder: then nothing to pair, and no dominator tree to build.
+    let rem = |i: &frontend_ir::Inst| {
+        matches!(func.dfg.insts[*i], InstData::Binary { op: BinaryOp::Srem | BinaryOp::Urem, .. })
+    };
+    if !func.layout.iter().any(|&b| func.dfg.blocks[b].insts.iter().any(rem)) {
+        return false;
+    }
     let cfg = ControlFlowGraph::new(func);
     let domtree = DominatorTree::new(func, &cfg);
     let mut pairs: Vec<Pair> = Vec::new();

@@ -337,7 +337,9 @@ fn fold_modifiers(
             };
             let mut ops = inst.ops.clone();
             ops[k] = Operand::temp(x);
-            if !hw::fits_constant_bus(inst.opcode, family, &ops, true) {
+            // The source must suit its slot (an SGPR pair where only VGPRs go would not) and
+            // the constant bus.
+            if table::bind_uses(&info.slots, &ops).is_none() || !hw::fits_constant_bus(inst.opcode, family, &ops, true) {
                 break;
             }
             let inst = &mut insts[i];

@@ -26,9 +26,15 @@
 //! the old header as they met at the start of the next iteration; the leaving ones wait at `X`.
 //! The header's instructions run on the same lanes as before (the guard's copy on those that
 //! reach the loop, the latch's on those that continue it), and the loops taken have no wave
-//! operation or effect in the header, so nothing can tell. Taken: a loop entered from a
-//! preheader, left only by its header's two-way branch, whose other arm is a block of the loop
-//! that only the header enters, with a header that is small ([`HEADER_BUDGET`]).
+//! operation or effect in the header, so nothing can tell. But a `continue` (a back edge other
+//! than the latch's) then reaches the old header inside the iteration: a divergent branch with
+//! a continuing arm, whose join ignored that arm (its lanes left the iteration), gets the old
+//! header as its join, so the blocks between run once for each group of lanes where they ran
+//! once for all. Only a wave operation can tell (fuzz seed 79098329: a `wave_sum` after an `if`
+//! holding a `continue`), so a loop with continues and a wave operation is not taken. Taken: a
+//! loop entered from a preheader, left only by its header's two-way branch, whose other arm is
+//! a block of the loop that only the header enters, with a header that is small
+//! ([`HEADER_BUDGET`]), and with one back edge or no wave operation.
 //!
 //! The loop analysis is built once per run. A loop that contains a loop rotated in the same
 //! run waits for the next run (the blocks the inner rotation added are not in the analysis);
@@ -50,6 +56,7 @@ const HEADER_BUDGET: u32 = 12;
 pub fn rotate(func: &mut Function) -> bool {
     let Some((cfg, loops)) = loops_of(func) else { return false };
     let side_exits = side_exits(func, &cfg, &loops);
+    let waves = wave_loops(func, &loops);
     let mut position: SecondaryMap<Block, usize> = SecondaryMap::with_capacity(func.dfg.blocks.len());
     for (i, &b) in func.layout.iter().enumerate() {
         position[b] = i;
@@ -65,7 +72,9 @@ pub fn rotate(func: &mut Function) -> bool {
     let mut changed = false;
     // Inner loops first (their headers come later in reverse postorder).
     for lp in loops.loops().rev() {
-        let rotated = !blocked[lp] && !side_exits[lp] && rotation.run(func, &cfg, &loops, &position, lp);
+        let continues = cfg.preds(loops.header(lp)).iter().filter(|&&p| loops.contains(lp, p)).count() > 1;
+        let taken = !blocked[lp] && !side_exits[lp] && !(continues && waves[lp]);
+        let rotated = taken && rotation.run(func, &cfg, &loops, &position, lp);
         changed |= rotated;
         if let Some(parent) = loops.parent(lp) {
             blocked[parent] |= blocked[lp] || rotated;
@@ -121,6 +130,23 @@ fn side_exits(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis) -> 
         }
     }
     side
+}
+
+/// Whether each loop holds a wave operation, in one walk over the blocks and one over the
+/// loops (inner first, each passing its mark to its parent).
+fn wave_loops(func: &Function, loops: &LoopAnalysis) -> SecondaryMap<Loop, bool> {
+    let mut waves: SecondaryMap<Loop, bool> = SecondaryMap::with_capacity(loops.loops().len());
+    for &b in &func.layout {
+        if let Some(lp) = loops.loop_of(b) {
+            waves[lp] |= func.dfg.blocks[b].insts.iter().any(|&i| is_wave_op(&func.dfg.insts[i]));
+        }
+    }
+    for lp in loops.loops().rev() {
+        if let Some(parent) = loops.parent(lp) {
+            waves[parent] |= waves[lp];
+        }
+    }
+    waves
 }
 
 /// What rotating the loops of one run shares: reused maps and the layout changes.

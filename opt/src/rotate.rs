@@ -73,7 +73,7 @@ pub fn rotate(func: &mut Function) -> bool {
     // Inner loops first (their headers come later in reverse postorder).
     for lp in loops.loops().rev() {
         let continues = cfg.preds(loops.header(lp)).iter().filter(|&&p| loops.contains(lp, p)).count() > 1;
-        let taken = !blocked[lp] && !side_exits[lp] && !(continues && waves[lp]);
+        let taken = !(blocked[lp] || side_exits[lp] || continues && waves[lp]);
         let rotated = taken && rotation.run(func, &cfg, &loops, &position, lp);
         changed |= rotated;
         if let Some(parent) = loops.parent(lp) {

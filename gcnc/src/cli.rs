@@ -17,8 +17,11 @@ use gcnc::launch::{format_elements, parse_dims, parse_param_index, ArgSpec, Dump
 /// The processor `-mcpu` defaults to.
 pub const DEFAULT_MCPU: &str = "gfx1100";
 
-const CLANG_SPELLINGS: &str = "Clang's spellings are accepted: -mcpu=gfx942:sramecc+, -mwavefrontsize64, -mcumode, \
--mno-cumode, -mtgsplit, -mcode-object-version=5, -mwaves-per-eu=N, -O0 to -O3.";
+const CLANG_SPELLINGS: &str = "Clang's spellings are accepted: -target amdgcn-amd-amdhsa, -mcpu=gfx942:sramecc+, \
+-mwavefrontsize64, -mcumode, -mno-cumode, -mtgsplit, -mcode-object-version=5, -mwaves-per-eu=N, -O0 to -O3.";
+
+/// The one target triple gcnc writes code objects for.
+const TRIPLE: &str = "amdgcn-amd-amdhsa";
 
 /// gcnc: a compiler backend for AMD GPUs.
 #[derive(Debug, Parser)]
@@ -52,6 +55,10 @@ pub enum Command {
 /// The target flags shared by `compile`, `run` and `check`.
 #[derive(Debug, Args)]
 pub struct TargetOpts {
+    /// The target triple, as clang takes it (-target or --target=): amdgcn-amd-amdhsa, the only
+    /// one gcnc writes; the processor comes from -mcpu
+    #[arg(long = "target", value_name = "TRIPLE", value_parser = parse_triple)]
+    pub triple: Option<String>,
     /// Target ID as in AMDGPUUsage, e.g. gfx1100 or gfx942:sramecc+:xnack- [default: gfx1100]
     /// (written -mcpu=... as in clang)
     #[arg(long = "mcpu", value_name = "TARGET_ID")]
@@ -329,14 +336,23 @@ pub struct ConformanceOpts {
 }
 
 /// The single-dash long options clang uses, which this program accepts as written.
-const SINGLE_DASH_LONG: [&str; 7] =
-    ["mcpu", "mwavefrontsize64", "mcumode", "mno-cumode", "mtgsplit", "mcode-object-version", "mwaves-per-eu"];
+const SINGLE_DASH_LONG: [&str; 8] =
+    ["target", "mcpu", "mwavefrontsize64", "mcumode", "mno-cumode", "mtgsplit", "mcode-object-version", "mwaves-per-eu"];
+
+/// `--target`'s value: [`TRIPLE`] only (a usage error names it otherwise).
+fn parse_triple(text: &str) -> Result<String, String> {
+    if text == TRIPLE {
+        Ok(text.to_string())
+    } else {
+        Err(format!("gcnc writes code objects for {TRIPLE} only (the processor is -mcpu's)"))
+    }
+}
 
 /// Rewrites clang's single-dash long options into the double-dash forms clap parses.
 ///
 /// clap reads `-mcpu=gfx1100` as the cluster of short flags `-m -c -p -u ...`, so before clap
 /// sees the command line, each argument that is one of clang's spellings is rewritten:
-/// `-mcpu=X` and `-mcpu X` become `--mcpu=X` and `--mcpu X`; likewise `-mwavefrontsize64`,
+/// `-mcpu=X` and `-mcpu X` become `--mcpu=X` and `--mcpu X`; likewise `-target`, `-mwavefrontsize64`,
 /// `-mcumode`, `-mno-cumode`, `-mtgsplit`, `-mcode-object-version[=N]` and `-mwaves-per-eu=N`
 /// gain a dash; and
 /// `-O0` to `-O3` become `--opt-level=0` to `--opt-level=3`. An argument that is the value of

@@ -159,6 +159,32 @@ fn unverified_processors_are_refused() {
     }
 }
 
+/// clang's target triple is accepted in its spellings (`-target T`, `--target=T`) and gives
+/// the same object as none; any other triple is a usage error (status 2) naming the one.
+#[test]
+fn the_amdgcn_triple_is_accepted_as_clang_spells_it() {
+    let dir = std::env::temp_dir().join(format!("gcnc-cli-triple-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let compile = |extra: &[&str], name: &str| {
+        let out_path = dir.join(name);
+        let mut args = vec!["compile", "examples/saxpy.gk", "-o", out_path.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        (gcnc(&args), out_path)
+    };
+    let (plain, plain_path) = compile(&[], "plain.hsaco");
+    assert!(plain.status.success(), "{}", text(&plain.stderr));
+    let reference = std::fs::read(plain_path).unwrap();
+    for (k, extra) in [&["-target", "amdgcn-amd-amdhsa"][..], &["--target=amdgcn-amd-amdhsa"]].iter().enumerate() {
+        let (out, path) = compile(extra, &format!("t{k}.hsaco"));
+        assert!(out.status.success(), "{extra:?}: {}", text(&out.stderr));
+        assert_eq!(std::fs::read(path).unwrap(), reference, "{extra:?}");
+    }
+    let (wrong, _) = compile(&["--target=x86_64-unknown-linux-gnu"], "wrong.hsaco");
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(text(&wrong.stderr).contains("amdgcn-amd-amdhsa only"), "{}", text(&wrong.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn check_compares_emulator_and_interpreter() {
     for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx942"]] {

@@ -18,7 +18,7 @@ use gcnc::launch::{format_elements, parse_dims, parse_param_index, ArgSpec, Dump
 pub const DEFAULT_MCPU: &str = "gfx1100";
 
 const CLANG_SPELLINGS: &str = "Clang's spellings are accepted: -target amdgcn-amd-amdhsa, -mcpu=gfx942:sramecc+, \
--mwavefrontsize64, -mcumode, -mno-cumode, -mtgsplit, -mcode-object-version=5, -mwaves-per-eu=N, -O0 to -O3.";
+-m[no-]wavefrontsize64, -mcumode, -mno-cumode, -mtgsplit, -mcode-object-version=5, -mwaves-per-eu=N, -O0 to -O3.";
 
 /// The one target triple gcnc writes code objects for.
 const TRIPLE: &str = "amdgcn-amd-amdhsa";
@@ -64,8 +64,12 @@ pub struct TargetOpts {
     #[arg(long = "mcpu", value_name = "TARGET_ID")]
     pub mcpu: Option<String>,
     /// Use wave64 on a processor that also has wave32 (-mwavefrontsize64)
-    #[arg(long = "mwavefrontsize64")]
+    #[arg(long = "mwavefrontsize64", overrides_with = "no_wavefrontsize64")]
     pub wavefrontsize64: bool,
+    /// The processor's default wave size, wave32 on GFX10+ (-mno-wavefrontsize64; the last of
+    /// the two given wins, as in clang)
+    #[arg(long = "mno-wavefrontsize64", overrides_with = "wavefrontsize64")]
+    pub no_wavefrontsize64: bool,
     /// CU mode rather than WGP mode on gfx10+ (-mcumode)
     #[arg(long = "mcumode", overrides_with = "no_cumode")]
     pub cumode: bool,
@@ -336,8 +340,17 @@ pub struct ConformanceOpts {
 }
 
 /// The single-dash long options clang uses, which this program accepts as written.
-const SINGLE_DASH_LONG: [&str; 8] =
-    ["target", "mcpu", "mwavefrontsize64", "mcumode", "mno-cumode", "mtgsplit", "mcode-object-version", "mwaves-per-eu"];
+const SINGLE_DASH_LONG: [&str; 9] = [
+    "target",
+    "mcpu",
+    "mwavefrontsize64",
+    "mno-wavefrontsize64",
+    "mcumode",
+    "mno-cumode",
+    "mtgsplit",
+    "mcode-object-version",
+    "mwaves-per-eu",
+];
 
 /// `--target`'s value: [`TRIPLE`] only (a usage error names it otherwise).
 fn parse_triple(text: &str) -> Result<String, String> {
@@ -352,7 +365,7 @@ fn parse_triple(text: &str) -> Result<String, String> {
 ///
 /// clap reads `-mcpu=gfx1100` as the cluster of short flags `-m -c -p -u ...`, so before clap
 /// sees the command line, each argument that is one of clang's spellings is rewritten:
-/// `-mcpu=X` and `-mcpu X` become `--mcpu=X` and `--mcpu X`; likewise `-target`, `-mwavefrontsize64`,
+/// `-mcpu=X` and `-mcpu X` become `--mcpu=X` and `--mcpu X`; likewise `-target`, `-m[no-]wavefrontsize64`,
 /// `-mcumode`, `-mno-cumode`, `-mtgsplit`, `-mcode-object-version[=N]` and `-mwaves-per-eu=N`
 /// gain a dash; and
 /// `-O0` to `-O3` become `--opt-level=0` to `--opt-level=3`. An argument that is the value of

@@ -160,9 +160,10 @@ fn unverified_processors_are_refused() {
 }
 
 /// clang's target triple is accepted in its spellings (`-target T`, `--target=T`) and gives
-/// the same object as none; any other triple is a usage error (status 2) naming the one.
+/// the same object as none; any other triple is a usage error (status 2) naming the one. The
+/// wave-size flags pair as clang's do.
 #[test]
-fn the_amdgcn_triple_is_accepted_as_clang_spells_it() {
+fn clang_target_flags_are_accepted_as_clang_spells_them() {
     let dir = std::env::temp_dir().join(format!("gcnc-cli-triple-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let compile = |extra: &[&str], name: &str| {
@@ -179,6 +180,13 @@ fn the_amdgcn_triple_is_accepted_as_clang_spells_it() {
         assert!(out.status.success(), "{extra:?}: {}", text(&out.stderr));
         assert_eq!(std::fs::read(path).unwrap(), reference, "{extra:?}");
     }
+    // -mno-wavefrontsize64 undoes -mwavefrontsize64 when it comes last, as in clang.
+    let (undone, path) = compile(&["-mwavefrontsize64", "-mno-wavefrontsize64"], "w32.hsaco");
+    assert!(undone.status.success(), "{}", text(&undone.stderr));
+    assert_eq!(std::fs::read(path).unwrap(), reference);
+    let (wave64, path) = compile(&["-mno-wavefrontsize64", "-mwavefrontsize64"], "w64.hsaco");
+    assert!(wave64.status.success(), "{}", text(&wave64.stderr));
+    assert_ne!(std::fs::read(path).unwrap(), reference, "wave64 code differs from wave32's");
     let (wrong, _) = compile(&["--target=x86_64-unknown-linux-gnu"], "wrong.hsaco");
     assert_eq!(wrong.status.code(), Some(2));
     assert!(text(&wrong.stderr).contains("amdgcn-amd-amdhsa only"), "{}", text(&wrong.stderr));

@@ -50,6 +50,8 @@ pub enum Command {
     Inspect(InspectOpts),
     /// Run the conformance suite on one or more targets.
     Conformance(ConformanceOpts),
+    /// List the processors gcnc knows: which it compiles for and emulates, and their wave sizes.
+    Targets,
 }
 
 /// The target flags shared by `compile`, `run` and `check`.
@@ -418,7 +420,26 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Disasm(opts) => crate::disasm::run(&opts.file),
         Command::Inspect(opts) => crate::inspect::run(&opts.file, opts.json),
         Command::Conformance(opts) => conformance(&opts),
+        Command::Targets => targets(),
     }
+}
+
+/// `gcnc targets`: a line per processor of isa's table, in its order: the name, the
+/// generation, the wave sizes, and whether gcnc compiles for it (`verified`: its code is
+/// checked end to end) or not yet.
+fn targets() -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    for p in isa::processor::PROCESSORS {
+        let waves = if p.wave32 { "wave32 wave64" } else { "wave64" };
+        let status = if p.verified { "compiled for and emulated" } else { "not compiled for yet" };
+        let generic = if p.generic.is_some() { " (generic)" } else { "" };
+        let line = format!("{:<16} {:<6} {:<14} {status}{generic}", p.name, format!("{:?}", p.generation), waves);
+        if writeln!(out, "{}", line.trim_end()).is_err() {
+            // A closed pipe (`| head`) ends the listing, not the program.
+            return Ok(());
+        }
+    }
+    Ok(())
 }
 
 /// `gcnc conformance`: runs the embedded suite on each configuration with a progress bar,

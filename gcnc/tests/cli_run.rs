@@ -193,6 +193,21 @@ fn clang_target_flags_are_accepted_as_clang_spells_them() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `gcnc targets` lists every processor of the table, in order, and says which it compiles for.
+#[test]
+fn targets_lists_the_processor_table() {
+    let out = gcnc(&["targets"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listing = text(&out.stdout);
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines.len(), isa::processor::PROCESSORS.len());
+    for (line, p) in lines.iter().zip(isa::processor::PROCESSORS) {
+        assert_eq!(line.split_whitespace().next(), Some(p.name), "{line}");
+        assert_eq!(line.contains("compiled for and emulated"), p.verified, "{line}");
+        assert_eq!(line.contains("wave32"), p.wave32, "{line}");
+    }
+}
+
 #[test]
 fn check_compares_emulator_and_interpreter() {
     for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx942"]] {

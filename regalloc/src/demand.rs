@@ -205,7 +205,11 @@ impl Pressure {
 
 /// The registers of file `ty` that values counted by size in `counts` need on `proc`.
 fn file_demand(counts: &[u32; 17], ty: RegType, proc: &Processor) -> u16 {
-    let packed = packed_size(counts, |s| alignment(RegClass { ty, size: s, linear: false }, proc));
+    registers(packed_size(counts, |s| alignment(RegClass { ty, size: s, linear: false }, proc)))
+}
+
+/// A packed size as a register count (saturated: no file has 65,535 registers).
+fn registers(packed: u32) -> u16 {
     packed.min(u32::from(u16::MAX)) as u16
 }
 
@@ -232,8 +236,7 @@ impl DemandCache {
             let value = match &self.last[file] {
                 Some((seen, value)) if seen == counts => *value,
                 _ => {
-                    let packed = packed_size_in(counts, &self.order[file]);
-                    let value = packed.min(u32::from(u16::MAX)) as u16;
+                    let value = registers(packed_size_in(counts, &self.order[file]));
                     self.last[file] = Some((*counts, value));
                     value
                 }
@@ -272,7 +275,15 @@ pub(crate) fn pack_key(size: u16, align: u16) -> (u16, bool, u16) {
 /// and free aligned pairs, which later pairs and single registers fill first, as first-fit
 /// does.
 pub(crate) fn packed_size(counts: &[u32; 17], align: impl Fn(u8) -> u16) -> u32 {
-    packed_size_in(counts, &pack_order(align))
+    // Only the sizes present, in packing order (the spiller asks at every instruction).
+    let mut sizes = [(0u16, 0u16); 16];
+    let mut n = 0;
+    for s in (1..=16u16).filter(|&s| counts[usize::from(s)] > 0) {
+        sizes[n] = (s, align(s as u8).max(1));
+        n += 1;
+    }
+    sizes[..n].sort_unstable_by_key(|&(s, a)| pack_key(s, a));
+    packed_size_in(counts, &sizes[..n])
 }
 
 /// Every tuple size (1 to 16) with its alignment, in the packing order of [`pack_key`].
@@ -289,9 +300,9 @@ pub(crate) fn pack_order(align: impl Fn(u8) -> u16) -> PackOrder {
     order
 }
 
-/// [`packed_size`] with the packing order computed once ([`pack_order`]): this runs at every
-/// instruction, so it neither allocates nor sorts.
-pub(crate) fn packed_size_in(counts: &[u32; 17], order: &PackOrder) -> u32 {
+/// [`packed_size`] over sizes already in packing order (all of them, as [`pack_order`] gives,
+/// or those present): it neither allocates nor sorts.
+pub(crate) fn packed_size_in(counts: &[u32; 17], order: &[(u16, u16)]) -> u32 {
     // Without alignment, nothing is padded: the common case (single registers, gfx11's VGPR
     // tuples) needs no packing.
     if order.iter().all(|&(s, a)| a == 1 || counts[usize::from(s)] == 0) {

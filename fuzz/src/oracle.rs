@@ -93,19 +93,23 @@ pub enum Class {
     InterpFault,
     /// The emulator's results differ from the interpreter's.
     Mismatch,
+    /// The IR the optimizer leaves gives other results than the source on the interpreter,
+    /// or faults where the source does not.
+    Optimizer,
     /// A run reached its step limit.
     Timeout,
 }
 
 impl Class {
     /// Every class, in table order.
-    pub const ALL: [Class; 7] = [
+    pub const ALL: [Class; 8] = [
         Class::FrontEnd,
         Class::Compile,
         Class::Panic,
         Class::EmuFault,
         Class::InterpFault,
         Class::Mismatch,
+        Class::Optimizer,
         Class::Timeout,
     ];
 
@@ -118,6 +122,7 @@ impl Class {
             Class::EmuFault => "emulator fault",
             Class::InterpFault => "interpreter fault",
             Class::Mismatch => "mismatch",
+            Class::Optimizer => "optimizer (its IR on the interpreter)",
             Class::Timeout => "timeout",
         }
     }
@@ -139,9 +144,11 @@ impl Failure {
         Failure { class, shape: shape(detail), message }
     }
 
-    /// A mismatch in `what` ("f32 buffer", ...: mismatches are told apart by the element type).
-    fn mismatch(message: String, what: &str) -> Failure {
-        Failure { class: Class::Mismatch, message, shape: format!("in a {what}") }
+    /// Mismatch `m` in `what` ("f32 buffer", ...: mismatches are told apart by the element
+    /// type), the optimizer's or the code generator's.
+    fn mismatch(m: &gcnc::check::Mismatch, what: &str) -> Failure {
+        let class = if m.optimized { Class::Optimizer } else { Class::Mismatch };
+        Failure { class, message: m.to_string(), shape: format!("in a {what}") }
     }
 
     /// Class and shape: what the reducer keeps while it shrinks a program.
@@ -261,7 +268,7 @@ pub fn run_ir(p: &crate::gen_ir::IrProgram, config: &Config, options: &RunOption
                 Err(Failure::new(Class::Compile, message, "irreducible control flow was not refused as irreducible"))
             }
             (false, Ok(None)) => Ok(()),
-            (false, Ok(Some(m))) => Err(Failure::mismatch(m.to_string(), "i32 buffer")),
+            (false, Ok(Some(m))) => Err(Failure::mismatch(&m, "i32 buffer")),
             (false, Err(e)) => Err(classify(e)),
         }
     })
@@ -332,7 +339,7 @@ fn run_unguarded(text: &str, name: &str, config: &Config, options: &RunOptions) 
             } else {
                 format!("{elem} buffer")
             };
-            Err(Failure::mismatch(m.to_string(), &elem))
+            Err(Failure::mismatch(&m, &elem))
         }
         Err(e) => Err(classify(e)),
     }
@@ -356,6 +363,13 @@ fn classify(e: CheckError) -> Failure {
                 Class::InterpFault
             };
             Failure::new(class, message, &kind.to_string())
+        }
+        CheckError::Optimized(e) => {
+            let detail = match e {
+                gcnc::ir::interp::InterpError::Fault { kind, .. } => kind.to_string(),
+                other => other.to_string(),
+            };
+            Failure::new(Class::Optimizer, message, &detail)
         }
         CheckError::Interp(_) | CheckError::ArgCount { .. } => {
             Failure::new(Class::InterpFault, message.clone(), &message)

@@ -4,7 +4,7 @@
 //! any NaN; the elements computed from an approximate function within a stated bound). This is how a compiled kernel is known to be right (`gcnc check`, and the
 //! end-to-end suites).
 
-use crate::compile::{compile, CompileError, Options};
+use crate::compile::{compile, optimized, CompileError, Options};
 use crate::launch::{emulate, ParamValue};
 use frontend_ir::interp::{self, GlobalMemory, InterpError};
 use frontend_ir::{FuncId, Function, InstData, Module, Type, UnaryOp, Value};
@@ -40,7 +40,8 @@ pub struct CheckLaunch {
     pub step_limit: Option<u64>,
 }
 
-/// The first element where the emulator and the interpreter disagree.
+/// The first element where the emulator and the interpreter disagree, or where the
+/// interpreter disagrees with itself on the optimized IR.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
     /// The kernel parameter (0-based).
@@ -49,8 +50,12 @@ pub struct Mismatch {
     pub index: usize,
     /// The interpreter's value, as text.
     pub expected: String,
-    /// The emulator's value, as text.
+    /// The emulator's value (the optimized IR's on the interpreter when [`Mismatch::optimized`]),
+    /// as text.
     pub got: String,
+    /// Whether the difference is the optimizer's: the interpreter gives `got` on the IR the
+    /// optimizer leaves, `expected` on the source IR (before the compiled kernel ran).
+    pub optimized: bool,
     /// Whether the element is computed from an approximate function (compared within its
     /// bound when it is a float, exactly otherwise: through a conversion to an integer or a
     /// branch, the bound says nothing).
@@ -59,9 +64,10 @@ pub struct Mismatch {
 
 impl core::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let other = if self.optimized { "the optimized IR on the interpreter" } else { "the compiled kernel" };
         write!(
             f,
-            "parameter {} element {}: the interpreter gives {}, the compiled kernel {}",
+            "parameter {} element {}: the interpreter gives {}, {other} {}",
             self.param, self.index, self.expected, self.got
         )
     }
@@ -76,6 +82,10 @@ pub enum CheckError {
     /// The reference interpreter faulted (the program itself is wrong).
     #[error("on the reference interpreter: {0}")]
     Interp(InterpError),
+    /// The IR the optimizer leaves faulted on the reference interpreter, where the source IR
+    /// ran (an optimizer bug: it made a well-defined program fault).
+    #[error("the optimized IR on the reference interpreter: {0}")]
+    Optimized(InterpError),
     /// The compiled kernel faulted on the emulator (a missing wait, a hazard, a bad access).
     #[error("on the emulator: {0}")]
     Emu(emu::EmuError),
@@ -98,7 +108,7 @@ impl CheckError {
         match self {
             CheckError::Compile(e) => e.loc(),
             CheckError::Interp(e) => e.loc(),
-            CheckError::Emu(_) | CheckError::ArgCount { .. } => None,
+            CheckError::Optimized(_) | CheckError::Emu(_) | CheckError::ArgCount { .. } => None,
         }
     }
 }
@@ -174,6 +184,18 @@ pub fn check_with(
     let (memory, bits) =
         crate::launch::interpret(module, kernel, &ilaunch, &ioptions, params).map_err(CheckError::Interp)?;
     let approx = approximate_elements(module, kernel, &ilaunch, args, &memory, &bits);
+    let expected: Vec<&[u8]> = bits.iter().map(|&b| memory.buffer(b).unwrap_or_default()).collect();
+    // The IR the optimizer leaves, on the interpreter against the source's run: a difference
+    // there is the optimizer's, and is reported as such rather than as the code generator's.
+    if let Some(single) = optimized(module, kernel, &options.compile)? {
+        let (okernel, _) = single.kernels().next().expect("the optimizer keeps the kernel");
+        let (omemory, obits) = crate::launch::interpret(&single, okernel, &ilaunch, &ioptions, params_of(func, args))
+            .map_err(CheckError::Optimized)?;
+        let got: Vec<Option<&[u8]>> = obits.iter().map(|&b| omemory.buffer(b)).collect();
+        if let Some(m) = first_difference(args, &expected, &got, &approx, unordered, true) {
+            return Ok(Some(m));
+        }
+    }
     // The compiled kernel on the emulator, once per interleaving.
     let elaunch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: launch.dyn_shared_bytes };
     for &seed in std::iter::once(&launch.seed).chain(&options.extra_seeds) {
@@ -185,28 +207,51 @@ pub fn check_with(
             ..emu::Options::default()
         };
         emulate(&program, &func.name, &elaunch, &eoptions, &mut params).map_err(CheckError::Emu)?;
-        for (param, (a, (&ibits, after))) in args.iter().zip(bits.iter().zip(&params)).enumerate() {
-            let (CheckArg::Buffer { ty, .. }, ParamValue::Buffer(got)) = (a, after) else { continue };
-            let expected = memory.buffer(ibits).unwrap_or_default();
-            let marks = approx.get(param).map_or(&[][..], Vec::as_slice);
-            let size = ty.bytes().unwrap_or(1) as usize;
-            let mut start = 0;
-            while let Some((i, e, g)) = compare(
-                *ty,
-                expected.get(start * size..).unwrap_or_default(),
-                got.get(start * size..).unwrap_or_default(),
-                marks.get(start..).unwrap_or_default(),
-            ) {
-                let index = start + i;
-                if !unordered(param, index) {
-                    let approximate = marks.get(index).copied().unwrap_or(false);
-                    return Ok(Some(Mismatch { param, index, expected: e, got: g, approximate }));
-                }
-                start = index + 1;
-            }
+        let got: Vec<Option<&[u8]>> = params
+            .iter()
+            .map(|p| match p {
+                ParamValue::Buffer(b) => Some(b.as_slice()),
+                _ => None,
+            })
+            .collect();
+        if let Some(m) = first_difference(args, &expected, &got, &approx, unordered, false) {
+            return Ok(Some(m));
         }
     }
     Ok(None)
+}
+
+/// The first element, in parameter order, where a buffer of `got` differs from the one of
+/// `expected` (the source IR's run on the interpreter), passing over the elements `unordered`
+/// names; `optimized` says whose run `got` is, for the report.
+fn first_difference(
+    args: &[CheckArg],
+    expected: &[&[u8]],
+    got: &[Option<&[u8]>],
+    approx: &[Vec<bool>],
+    unordered: &dyn Fn(usize, usize) -> bool,
+    optimized: bool,
+) -> Option<Mismatch> {
+    for (param, (a, (expected, got))) in args.iter().zip(expected.iter().zip(got)).enumerate() {
+        let (CheckArg::Buffer { ty, .. }, Some(got)) = (a, got) else { continue };
+        let marks = approx.get(param).map_or(&[][..], Vec::as_slice);
+        let size = ty.bytes().unwrap_or(1) as usize;
+        let mut start = 0;
+        while let Some((i, e, g)) = compare(
+            *ty,
+            expected.get(start * size..).unwrap_or_default(),
+            got.get(start * size..).unwrap_or_default(),
+            marks.get(start..).unwrap_or_default(),
+        ) {
+            let index = start + i;
+            if !unordered(param, index) {
+                let approximate = marks.get(index).copied().unwrap_or(false);
+                return Some(Mismatch { param, index, expected: e, got: g, approximate, optimized });
+            }
+            start = index + 1;
+        }
+    }
+    None
 }
 
 /// Runs `kernel` on the reference interpreter with `args`: the memory afterwards and the
@@ -415,6 +460,27 @@ mod tests {
         assert_eq!(compare(Type::F32, &expected, &near, &[false, true, true, true]).map(|m| m.0), Some(0));
         let far = f32s(&[0.5, 1000.0 * (1.0 + 4e-6), 1e-9, f32::NAN]);
         assert_eq!(compare(Type::F32, &expected, &far, &[true; 4]).map(|m| m.0), Some(1));
+    }
+
+    /// The first difference skips unordered elements and scalar parameters, and says whose
+    /// run differs.
+    #[test]
+    fn first_difference_names_the_optimizer() {
+        let args = [
+            CheckArg::Scalar(7),
+            CheckArg::Buffer { ty: Type::F32, bytes: f32s(&[0.0; 3]) },
+        ];
+        let expected = f32s(&[1.0, 2.0, 3.0]);
+        let got = f32s(&[1.0, -2.0, 4.0]);
+        let find = |unordered: &dyn Fn(usize, usize) -> bool, optimized| {
+            first_difference(&args, &[&[], &expected], &[Some(&[9]), Some(&got)], &[], unordered, optimized)
+        };
+        let m = find(&|_, i| i == 1, true).expect("element 2 differs");
+        assert_eq!((m.param, m.index, m.optimized), (1, 2, true));
+        assert_eq!(m.to_string(), "parameter 1 element 2: the interpreter gives 3.0, the optimized IR on the interpreter 4.0");
+        let m = find(&|_, _| false, false).expect("element 1 differs");
+        assert_eq!(m.to_string(), "parameter 1 element 1: the interpreter gives 2.0, the compiled kernel -2.0");
+        assert_eq!(find(&|_, i| i > 0, false), None);
     }
 
     /// The emulator's step limit of [`CheckOptions`] ends a long run with an error, and the

@@ -371,6 +371,14 @@ struct KernelOutput {
     printed: Vec<StageDump>,
 }
 
+/// Kernel `id` of `module` as the optimizer leaves it at `options.opt_level`, as a module of
+/// that one kernel, or `None` where no pass runs (`-O0`, a kernel with calls): what selection
+/// receives. [`crate::check`] runs it on the interpreter beside the source, so that the
+/// optimizer is checked apart from the code generator.
+pub fn optimized(module: &Module, id: FuncId, options: &Options) -> Result<Option<Module>, CompileError> {
+    optimize(module, id, options, &mut Vec::new())
+}
+
 /// `module` with kernel `id` optimized at `options.opt_level`, as a module of that one kernel
 /// (helpers are inlined before selection, so the kernel is all isel needs), or `None` at
 /// `-O0`. The IR is verified after each pass in debug builds and with [`Options::verify`].

@@ -2,9 +2,12 @@
 //! `gcnc conformance` runs from any directory: writes `$OUT_DIR/conformance_suite.rs` with one
 //! `include_str!` per kernel (`NAME.gk`), per expectation (`expected/*.txt`) and the list of
 //! known failures (`known-failures.txt`), in file-name order so the build is reproducible.
+//! Also records the git commit the program is built from, for `gcnc --version` (`unknown`
+//! outside a git checkout or without git: a crate built from crates.io, say).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The files of `dir` whose names end with `suffix`, sorted by name.
 fn files(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
@@ -34,7 +37,27 @@ fn table(entries: &[(String, PathBuf)], strip: &str) -> String {
     text
 }
 
+/// `git ARGS` in this crate's directory, its output trimmed, if it ran and succeeded.
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Sets `GCNC_COMMIT` for the program's version, and has cargo run this script again when
+/// HEAD moves: HEAD itself (a checkout) and the branch it names (a commit), where they are
+/// files (a missing file would make cargo run the script every time).
+fn record_commit() {
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".to_string());
+    println!("cargo:rustc-env=GCNC_COMMIT={commit}");
+    let head = git(&["rev-parse", "--git-path", "HEAD"]);
+    let branch = git(&["symbolic-ref", "-q", "HEAD"]).and_then(|r| git(&["rev-parse", "--git-path", &r]));
+    for path in [head, branch].into_iter().flatten().filter(|p| Path::new(p).is_file()) {
+        println!("cargo:rerun-if-changed={path}");
+    }
+}
+
 fn main() {
+    record_commit();
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance");
     println!("cargo:rerun-if-changed={}", suite.display());
     println!("cargo:rerun-if-changed={}", suite.join("expected").display());

@@ -11,7 +11,7 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use gcnc::launch::{format_elements, parse_dims, parse_param_index, ArgSpec, DumpSpec};
 
 /// The processor `-mcpu` defaults to.
@@ -23,9 +23,23 @@ const CLANG_SPELLINGS: &str = "Clang's spellings are accepted: -target amdgcn-am
 /// The one target triple gcnc writes code objects for.
 const TRIPLE: &str = "amdgcn-amd-amdhsa";
 
+/// The version `-V` prints: the package's and the commit it was built from.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("GCNC_COMMIT"), ")");
+
+/// What `--version` prints: [`VERSION`], the target triple and the processors gcnc compiles
+/// for (isa's table), each with its wave sizes.
+fn long_version() -> String {
+    let processors: Vec<String> = isa::processor::PROCESSORS
+        .iter()
+        .filter(|p| p.verified)
+        .map(|p| format!("{} ({})", p.name, if p.wave32 { "wave32, wave64" } else { "wave64" }))
+        .collect();
+    format!("{VERSION}\ntarget: {TRIPLE}\ncompiles for: {}", processors.join(", "))
+}
+
 /// gcnc: a compiler backend for AMD GPUs.
 #[derive(Debug, Parser)]
-#[command(name = "gcnc", version, after_help = CLANG_SPELLINGS)]
+#[command(name = "gcnc", version = VERSION, after_help = CLANG_SPELLINGS)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -63,7 +77,7 @@ pub struct TargetOpts {
     pub triple: Option<String>,
     /// Target ID as in AMDGPUUsage, e.g. gfx1100 or gfx942:sramecc+:xnack- [default: gfx1100]
     /// (written -mcpu=... as in clang)
-    #[arg(long = "mcpu", value_name = "TARGET_ID")]
+    #[arg(long = "mcpu", value_name = "TARGET_ID", value_parser = parse_target_id)]
     pub mcpu: Option<String>,
     /// Use wave64 on a processor that also has wave32 (-mwavefrontsize64)
     #[arg(long = "mwavefrontsize64", overrides_with = "no_wavefrontsize64")]
@@ -194,6 +208,13 @@ pub struct CompileOpts {
     /// Print per-kernel statistics: instructions, bytes, registers, spills, occupancy, waits
     #[arg(long)]
     pub stats: bool,
+    /// Print the version, the target, the stages each kernel goes through and the output to
+    /// stderr, compile, then print the stages each kernel went through (-v, as in clang)
+    #[arg(short = 'v')]
+    pub verbose: bool,
+    /// Print what would be done, as -v does, and do nothing (written -###, as in clang)
+    #[arg(long = "###")]
+    pub dry_run: bool,
 }
 
 impl CompileOpts {
@@ -328,7 +349,7 @@ pub enum ConformanceDevice {
 pub struct ConformanceOpts {
     /// A target to run on, at its default wave size and the other one where it has both
     /// (repeatable; written -mcpu=... as in clang)
-    #[arg(long = "mcpu", value_name = "TARGET_ID")]
+    #[arg(long = "mcpu", value_name = "TARGET_ID", value_parser = parse_target_id)]
     pub mcpu: Vec<String>,
     /// Where to run
     #[arg(long, value_enum, default_value_t = ConformanceDevice::Emu)]
@@ -361,6 +382,78 @@ fn parse_triple(text: &str) -> Result<String, String> {
     } else {
         Err(format!("gcnc writes code objects for {TRIPLE} only (the processor is -mcpu's)"))
     }
+}
+
+/// `-mcpu`'s value: a target ID of a processor in isa's table, with features it has (a usage
+/// error otherwise, as for every bad flag value; a processor gcnc does not compile for yet is
+/// refused when it would be compiled for, with status 1).
+fn parse_target_id(text: &str) -> Result<String, String> {
+    gcnc::TargetId::parse(text).map(|_| text.to_string()).map_err(|e| e.to_string())
+}
+
+/// Parses the program's command line: clang's spellings are rewritten ([`normalize_args`]),
+/// then clap parses, and a usage error speaks of the options as the user wrote them: an
+/// unknown option is "unknown argument: '-save-temps'" as clang says it (clap alone would
+/// name the first letter of a single-dash word and suggest a double-dash option), and the
+/// options gcnc takes in clang's single-dash spelling are named that way.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
+    let original: Vec<OsString> = args.into_iter().collect();
+    let normalized = normalize_args(original.iter().cloned());
+    let parsed = Cli::command()
+        .long_version(long_version())
+        .try_get_matches_from(&normalized)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let error = match parsed {
+        Ok(cli) => return Ok(cli),
+        // Help and version (and help for a bare `gcnc`) go out as clap writes them.
+        Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return Err(e)
+        }
+        Err(e) => e,
+    };
+    let mut command = Cli::command();
+    // Built, so that a subcommand's usage names the program ("gcnc compile").
+    command.build();
+    // The subcommand whose usage the message ends with.
+    let sub = normalized.get(1).and_then(|a| a.to_str()).filter(|name| command.find_subcommand(name).is_some());
+    let mut usage = match sub {
+        Some(name) => command.find_subcommand_mut(name).map(|c| c.render_usage()),
+        None => Some(command.render_usage()),
+    }
+    .map(|u| u.to_string())
+    .unwrap_or_default();
+    if usage.is_empty() {
+        usage = "Usage: gcnc <COMMAND>".to_string();
+    }
+    let text = match error.kind() {
+        clap::error::ErrorKind::UnknownArgument => {
+            let reported = match error.get(clap::error::ContextKind::InvalidArg) {
+                Some(clap::error::ContextValue::String(arg)) => arg.clone(),
+                _ => return Err(error),
+            };
+            // clap names `-s` for `-save-temps`: the word the user wrote is the first one that
+            // starts with what clap names.
+            let word = original
+                .iter()
+                .skip(1)
+                .filter_map(|a| a.to_str())
+                .find(|a| a.starts_with(reported.as_str()))
+                .unwrap_or(&reported);
+            format!("error: unknown argument: '{word}'\n\n{usage}\n\nFor more information, try '--help'.\n")
+        }
+        _ => in_clang_spelling(&error.render().to_string()),
+    };
+    Err(clap::Error::raw(error.kind(), text.strip_prefix("error: ").unwrap_or(&text).to_string()))
+}
+
+/// `message` with the double-dash forms of clang's single-dash options written as clang
+/// spells them (`--mcpu` as `-mcpu`, `--opt-level <N>` as `-O<N>`).
+fn in_clang_spelling(message: &str) -> String {
+    let mut out = message.replace("--opt-level <N>", "-O<N>").replace("--opt-level", "-O");
+    for long in SINGLE_DASH_LONG {
+        out = out.replace(&format!("'--{long}"), &format!("'-{long}"));
+    }
+    out
 }
 
 /// Rewrites clang's single-dash long options into the double-dash forms clap parses.
@@ -402,6 +495,9 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
 /// The double-dash form of one of clang's spellings, or None if `text` is not one.
 fn rewrite_clang_spelling(text: &str) -> Option<String> {
     let name = text.strip_prefix('-').filter(|n| !n.starts_with('-'))?;
+    if name == "###" {
+        return Some("--###".to_string());
+    }
     if let Some(level @ ("0" | "1" | "2" | "3")) = name.strip_prefix('O') {
         return Some(format!("--opt-level={level}"));
     }
@@ -586,7 +682,7 @@ mod tests {
     }
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(normalize_args(args.iter().map(OsString::from)))
+        super::parse(args.iter().map(OsString::from))
     }
 
     #[test]
@@ -660,6 +756,10 @@ mod tests {
             &["gcnc", "compile", "k.gk", "-c", "-S"],
             &["gcnc", "compile", "k.gk", "-O4"],
             &["gcnc", "compile", "k.gk", "-mcode-object-version=3"],
+            &["gcnc", "compile", "k.gk", "-mcpu=gfx1101"],
+            &["gcnc", "compile", "k.gk", "-mcpu=gfx1100:sramecc+"],
+            &["gcnc", "conformance", "-mcpu=gfx11"],
+            &["gcnc", "compile", "k.gk", "-save-temps"],
             &["gcnc", "compile", "k.gk", "-j", "0"],
             &["gcnc", "run", "k.gir", "--grid", "0", "--block", "1"],
             &["gcnc", "run", "k.gir", "--grid", "1"],

@@ -56,27 +56,57 @@ impl Default for Options {
     }
 }
 
-/// The machine stages after the IR passes, in pipeline order, as `--print-after` names them.
-const MACHINE_STAGES: [&str; 13] = [
-    "isel",
-    "mir_opt",
-    "hoist",
-    "ds_pair",
-    "mem_merge",
-    "schedule",
-    "regalloc",
-    "fmac",
-    "branches",
-    "vopd",
-    "hazards",
-    "waitcnt",
-    "delay_alu",
+/// The machine stages after the IR passes, in pipeline order, as `--print-after` names them,
+/// each with the lowest `-O` level that runs it (the pipeline asks [`machine_stage_runs`]).
+const MACHINE_STAGES: [(&str, u8); 13] = [
+    ("isel", 0),
+    ("mir_opt", 1),
+    ("hoist", 2),
+    ("ds_pair", 1),
+    ("mem_merge", 1),
+    ("schedule", 1),
+    ("regalloc", 0),
+    ("fmac", 1),
+    ("branches", 0),
+    ("vopd", 1),
+    ("hazards", 0),
+    ("waitcnt", 0),
+    ("delay_alu", 0),
 ];
+
+/// Whether machine stage `stage` runs at `-O<level>`.
+fn machine_stage_runs(stage: &str, level: u8) -> bool {
+    MACHINE_STAGES.iter().any(|&(s, lowest)| s == stage && level >= lowest)
+}
+
+/// The stages a kernel goes through at `-O<level>`, for people (`gcnc compile -###` and
+/// `-v`): the optimizer's pipeline, its rounds written `(up to N rounds of: ...)`, then the
+/// machine stages that run at that level.
+pub fn describe_stages(level: u8) -> String {
+    let pipeline = opt::pipeline(level);
+    let names = |passes: &[opt::Pass]| passes.iter().map(|p| p.name).collect::<Vec<_>>().join(" ");
+    let mut out = String::new();
+    if !pipeline.round.is_empty() {
+        let rounds = match pipeline.rounds {
+            1 => "one round of".to_string(),
+            n => format!("up to {n} rounds of"),
+        };
+        out.push_str(&format!("({rounds}: {}) ", names(pipeline.round)));
+    }
+    if !pipeline.last.is_empty() {
+        out.push_str(&names(pipeline.last));
+        out.push(' ');
+    }
+    let machine: Vec<&str> = MACHINE_STAGES.iter().filter(|&&(s, _)| machine_stage_runs(s, level)).map(|&(s, _)| s).collect();
+    out.push_str(&machine.join(" "));
+    out.push_str(" assemble");
+    out
+}
 
 /// Whether the MIR after machine stage `stage` is in SSA form (the stage comes before register
 /// allocation in [`MACHINE_STAGES`]), which [`isel::mir_verify`] checks.
 fn before_allocation(stage: &str) -> bool {
-    MACHINE_STAGES.iter().take_while(|&&s| s != "regalloc").any(|&s| s == stage)
+    MACHINE_STAGES.iter().take_while(|&&(s, _)| s != "regalloc").any(|&(s, _)| s == stage)
 }
 
 /// A set of pipeline stages (the optimizer's passes, [`opt::PASSES`], then the machine
@@ -92,7 +122,7 @@ impl Stages {
 
     /// Every stage's name, in pipeline order.
     pub fn names() -> impl Iterator<Item = &'static str> {
-        opt::PASSES.iter().map(|p| p.name).chain(MACHINE_STAGES)
+        opt::PASSES.iter().map(|p| p.name).chain(MACHINE_STAGES.iter().map(|&(s, _)| s))
     }
 
     /// The set with `name` added; `None` when no stage has that name.
@@ -466,7 +496,9 @@ fn run_pipeline(
     let mut timed = |name: &'static str, start: Instant| times.push((name, start.elapsed()));
     let t = Instant::now();
     let optimized = optimize(module, id, options, printed)?;
-    timed("opt", t);
+    if optimized.is_some() {
+        timed("opt", t);
+    }
     let (module, id) = match &optimized {
         Some(m) => (m, FuncId::from_u32(0)),
         None => (module, id),
@@ -499,27 +531,32 @@ fn run_pipeline(
         let empty = isa::mir::Function::new("", sel.mir.family, sel.mir.wave_size);
         let mut mir = std::mem::replace(&mut sel.mir, empty);
         after("isel", &mir)?;
-        if options.opt_level >= 1 {
+        let runs = |stage: &str| machine_stage_runs(stage, options.opt_level);
+        if runs("mir_opt") {
             let t = Instant::now();
             isel::mir_opt::optimize(&mut mir);
             timed("mir_opt", t);
             after("mir_opt", &mir)?;
         }
-        if options.opt_level >= 2 {
+        if runs("hoist") {
             let t = Instant::now();
             sched::hoist::hoist_invariants(&mut mir);
             timed("hoist", t);
             after("hoist", &mir)?;
         }
-        if options.opt_level >= 1 {
+        if runs("ds_pair") {
             let t = Instant::now();
             sched::ds_pair::pair_lds(&mut mir);
             timed("ds_pair", t);
             after("ds_pair", &mir)?;
+        }
+        if runs("mem_merge") {
             let t = Instant::now();
             sched::mem_merge::merge_accesses(&mut mir);
             timed("mem_merge", t);
             after("mem_merge", &mir)?;
+        }
+        if runs("schedule") {
             let t = Instant::now();
             sched::schedule::schedule(&mut mir, proc, limits);
             timed("schedule", t);
@@ -535,7 +572,7 @@ fn run_pipeline(
         isa::encode::widen_to_vop3(&mut mir);
         timed("regalloc", t);
         after("regalloc", &mir)?;
-        if options.opt_level >= 1 {
+        if runs("fmac") {
             let t = Instant::now();
             sched::fmac::use_fmac(&mut mir);
             timed("fmac", t);
@@ -546,7 +583,7 @@ fn run_pipeline(
         sched::branches::simplify_branches(&mut mir);
         timed("branches", t);
         after("branches", &mir)?;
-        if options.opt_level >= 1 {
+        if runs("vopd") {
             let t = Instant::now();
             sched::vopd::pair_vopd(&mut mir);
             timed("vopd", t);
@@ -654,7 +691,7 @@ mod tests {
     /// registers are allocated (the MIR is no longer in SSA form).
     #[test]
     fn the_mir_verifier_runs_up_to_allocation() {
-        let verified: Vec<&str> = MACHINE_STAGES.into_iter().filter(|s| before_allocation(s)).collect();
+        let verified: Vec<&str> = MACHINE_STAGES.iter().map(|&(s, _)| s).filter(|s| before_allocation(s)).collect();
         assert_eq!(verified, ["isel", "mir_opt", "hoist", "ds_pair", "mem_merge", "schedule"]);
         assert!(!before_allocation("nonesuch"));
     }

@@ -30,11 +30,49 @@ fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     write_file(path, bytes)
 }
 
+/// What `-v` and `-###` print before compiling: the version, the target, the input, the
+/// stages at the `-O` level and the output.
+fn plan(opts: &CompileOpts, kind: EmitKind, output: &std::path::Path) -> String {
+    let target = match opts.target.target() {
+        Ok(t) => {
+            let mode = if t.cumode { ", CU mode" } else { "" };
+            let split = if t.tgsplit { ", tgsplit" } else { "" };
+            format!("amdgcn-amd-amdhsa--{} (wave{}{mode}{split})", t.id, t.wave_size)
+        }
+        Err(e) => format!("{e:#}"),
+    };
+    let level = opts.opt.opt_level;
+    let front = if opts.input.extension().is_some_and(|e| e == "gk") { "the kernel language" } else { "textual IR" };
+    let stages = match kind {
+        EmitKind::Ir => "the front end only".to_string(),
+        _ => gcnc::compile::describe_stages(level),
+    };
+    let what = match kind {
+        EmitKind::Hsaco => "a linked code object",
+        EmitKind::Obj => "a relocatable object",
+        EmitKind::Asm => "assembly",
+        EmitKind::Ir => "textual IR",
+        EmitKind::Mir => "machine IR",
+    };
+    format!(
+        "gcnc {}\ntarget: {target}\ninput: {} ({front})\nstages at -O{level}: {stages}\noutput: {} ({what})\n",
+        crate::cli::VERSION,
+        opts.input.display(),
+        output.display()
+    )
+}
+
 /// Runs `gcnc compile`.
 pub fn run(opts: &CompileOpts) -> Result<()> {
-    let source = crate::source::load(&opts.input)?;
     let kind = opts.emit_kind();
     let output = opts.output.clone().unwrap_or_else(|| default_output(opts, kind));
+    if opts.verbose || opts.dry_run {
+        eprint!("{}", plan(opts, kind, &output));
+        if opts.dry_run {
+            return Ok(());
+        }
+    }
+    let source = crate::source::load(&opts.input)?;
     if kind == EmitKind::Ir {
         return write_output(&output, source.module.to_string().as_bytes());
     }
@@ -67,6 +105,12 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
         EmitKind::Ir => unreachable!("handled above"),
     };
     write_output(&output, &bytes)?;
+    if opts.verbose {
+        for s in &compiled.stats {
+            let ran: Vec<&str> = s.pass_times.iter().map(|(stage, _)| *stage).collect();
+            eprintln!("@{}: {}", s.name, ran.join(" "));
+        }
+    }
     if opts.stats {
         for s in &compiled.stats {
             eprintln!(

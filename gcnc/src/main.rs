@@ -13,11 +13,10 @@ mod source;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with status 2 (0 for --help and --version).
-    let cli = cli::Cli::parse_from(cli::normalize_args(std::env::args_os()));
+    let cli = cli::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());
     match cli::execute(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<cli::Reported>() => ExitCode::from(1),

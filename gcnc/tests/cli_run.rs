@@ -193,6 +193,80 @@ fn clang_target_flags_are_accepted_as_clang_spells_them() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A usage error names the option as the user wrote it, in clang's words: an unknown one
+/// whole (clap alone names `-s` of `-save-temps` and suggests `-- -s`), and an option gcnc
+/// takes in clang's single-dash spelling in that spelling, never as the double-dash form it is
+/// rewritten to. A bad flag value is a usage error (status 2) like the others.
+#[test]
+fn usage_errors_speak_as_clang() {
+    for (args, message) in [
+        (&["compile", "examples/saxpy.gk", "-save-temps"][..], "error: unknown argument: '-save-temps'"),
+        (&["compile", "examples/saxpy.gk", "--bogus"], "error: unknown argument: '--bogus'"),
+        (&["run", "examples/saxpy.gk", "-O5", "--grid", "1", "--block", "1"], "error: unknown argument: '-O5'"),
+        (&["compile", "examples/saxpy.gk", "-mcpu=gfx1101"], "invalid value 'gfx1101' for '-mcpu <TARGET_ID>'"),
+        (&["compile", "examples/saxpy.gk", "-mcpu"], "a value is required for '-mcpu <TARGET_ID>'"),
+        (&["compile", "examples/saxpy.gk", "-mcode-object-version=3"], "for '-mcode-object-version <N>'"),
+    ] {
+        let out = gcnc(args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(!stderr.contains("tip:") && !stderr.contains("'--mcpu") && !stderr.contains("'-s'"), "{stderr}");
+        if message.contains("unknown argument") {
+            assert!(stderr.contains(&format!("Usage: gcnc {}", args[0])), "{args:?}: {stderr}");
+        }
+    }
+}
+
+/// `--version` names the commit and the processors gcnc compiles for, the ones `gcnc targets`
+/// lists as compiled for; `-V` the version and commit alone.
+#[test]
+fn version_names_the_commit_and_the_targets() {
+    let long = text(&gcnc(&["--version"]).stdout);
+    let short = text(&gcnc(&["-V"]).stdout);
+    assert!(short.starts_with(&format!("gcnc {} (commit ", env!("CARGO_PKG_VERSION"))), "{short}");
+    assert!(long.starts_with(short.trim_end()), "{long}");
+    let compiled_for: Vec<String> = text(&gcnc(&["targets"]).stdout)
+        .lines()
+        .filter(|l| l.contains("compiled for and emulated"))
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect();
+    let line = long.lines().find_map(|l| l.strip_prefix("compiles for: ")).expect("a 'compiles for' line");
+    let named: Vec<&str> = line.split(", ").filter_map(|p| p.split(' ').next()).filter(|p| p.starts_with("gfx")).collect();
+    assert_eq!(named, compiled_for, "{long}");
+}
+
+/// `-###` prints the plan (version, target, stages at the level, output) and writes nothing;
+/// `-v` prints the same plan, compiles, and names the stages each kernel went through, which
+/// are the plan's machine stages at every level (the plan and the pipeline agree).
+#[test]
+fn dry_run_and_verbose_print_the_stages() {
+    let (dir, src) = temp_source("cli-plan", "k.gk", "kernel k(x: &mut [u32]) { x[global_id.x] = 1u; }\n");
+    let out_path = dir.join("k.o");
+    let out = out_path.to_str().unwrap();
+    let dry = gcnc(&["compile", "-###", src.to_str().unwrap(), "-c", "-o", out]);
+    assert!(dry.status.success(), "{}", text(&dry.stderr));
+    assert!(!out_path.exists(), "-### wrote the output");
+    let plan = text(&dry.stderr);
+    assert!(plan.contains("amdgcn-amd-amdhsa--gfx1100 (wave32)") && plan.contains("(a relocatable object)"), "{plan}");
+    for level in ["-O0", "-O1", "-O2", "-O3"] {
+        let verbose = gcnc(&["compile", "-v", level, src.to_str().unwrap(), "-c", "-o", out]);
+        let stderr = text(&verbose.stderr);
+        assert!(verbose.status.success() && out_path.exists(), "{stderr}");
+        let planned = stderr.lines().find_map(|l| l.strip_prefix(&format!("stages at {level}: "))).expect("a plan");
+        let machine = &planned[planned.find("isel").expect("isel is planned")..];
+        let ran = stderr.lines().find_map(|l| l.strip_prefix("@k: ")).expect("the stages that ran");
+        let ran_machine = &ran[ran.find("isel").expect("isel ran")..];
+        assert_eq!(ran_machine, machine, "{level}: {stderr}");
+        assert_eq!(ran.starts_with("opt "), level != "-O0", "{level}: {stderr}");
+        std::fs::remove_file(&out_path).unwrap();
+    }
+    let o0 = text(&gcnc(&["compile", "-###", "-O0", src.to_str().unwrap()]).stderr);
+    let o2 = text(&gcnc(&["compile", "-###", "-O2", src.to_str().unwrap()]).stderr);
+    assert!(!o0.contains("mir_opt") && o2.contains(" mir_opt ") && o2.contains("rounds of: fold"), "{o0}\n{o2}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `gcnc targets` lists every processor of the table, in order, and says which it compiles for.
 #[test]
 fn targets_lists_the_processor_table() {

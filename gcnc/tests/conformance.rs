@@ -117,17 +117,22 @@ fn conformance_passes_on_the_default_targets() {
     std::fs::remove_dir_all(&tmp).unwrap();
 }
 
-/// A filter that matches nothing, an unknown processor, and a missing GPU are errors with
-/// status 1; a filter runs only its kernels, and -mcpu=gfx942 runs only wave64.
+/// A filter that matches nothing and a missing GPU are errors with status 1, an unknown
+/// processor a usage error (2); a filter runs only its kernels, and -mcpu=gfx942 runs only wave64.
 #[test]
 fn conformance_options() {
     let here = suite_dir();
     let out = gcnc(&["conformance", "--filter", "no_such_kernel"], &here);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(text(&out.stderr), "error: no kernel of the suite matches --filter no_such_kernel\n");
+    // An unknown processor is a bad flag value: a usage error, as for every flag (issue 22).
     let out = gcnc(&["conformance", "-mcpu=gfx9999"], &here);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).starts_with("error: -mcpu: "), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("error: invalid value 'gfx9999' for '-mcpu <TARGET_ID>': unknown processor"),
+        "{}",
+        text(&out.stderr)
+    );
     // Without an HSA runtime (a library that does not exist stands for one), the whole run
     // stops at once with one clear message.
     let out = Command::new(env!("CARGO_BIN_EXE_gcnc"))

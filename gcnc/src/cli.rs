@@ -63,6 +63,7 @@ pub enum Command {
     /// Show a code object's header, target and kernels (descriptors and metadata).
     Inspect(InspectOpts),
     /// Run the conformance suite on one or more targets.
+    #[command(after_help = CLANG_SPELLINGS)]
     Conformance(ConformanceOpts),
     /// List the processors gcnc knows: which it compiles for and emulates, and their wave sizes.
     Targets,
@@ -144,7 +145,7 @@ pub enum EmitKind {
 }
 
 /// `gcnc compile`.
-/// The optimization level of whatever compiles (`compile`, `run`, `check`).
+/// The optimization level of whatever compiles (`compile`, `run`, `check`, `conformance`).
 #[derive(Debug, Args)]
 pub struct OptOpts {
     /// Optimization level (written -O0 to -O3)
@@ -360,6 +361,8 @@ pub struct ConformanceOpts {
     /// Also write the results as JUnit XML to FILE
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    #[command(flatten)]
+    pub opt: OptOpts,
 }
 
 /// The single-dash long options clang uses, which this program accepts as written.
@@ -547,7 +550,8 @@ fn conformance(opts: &ConformanceOpts) -> Result<()> {
         ConformanceDevice::Emu => conformance::Device::Emu,
         ConformanceDevice::Gpu => conformance::Device::Gpu,
     };
-    let configs = conformance::configs(&opts.mcpu).context("-mcpu")?;
+    let configs: Vec<conformance::Config> =
+        conformance::configs(&opts.mcpu).context("-mcpu")?.into_iter().map(|c| c.with(opts.opt.options())).collect();
     let suite = conformance::Suite::embedded().context("the embedded conformance suite")?;
     let mut progress = report::Progress::new();
     let results = conformance::run_suite(&suite, &configs, opts.filter.as_deref(), device, |done, total, what| {

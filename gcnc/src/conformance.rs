@@ -661,8 +661,13 @@ pub const EMU_SEEDS: [u64; 2] = [0, 1];
 /// Compiles `case` for `target` and runs it on `device`: on the emulator once per seed of
 /// [`EMU_SEEDS`], on a GPU once. Returns the `&mut` buffers of each run, with its seed (0 on a
 /// GPU).
-pub fn run_compiled(case: &Case, target: &Target, device: Device) -> Result<Vec<(u64, Vec<Buffer>)>, RunError> {
-    let compiled = compile(&case.module, target, &Options::default())?;
+pub fn run_compiled(
+    case: &Case,
+    target: &Target,
+    options: &Options,
+    device: Device,
+) -> Result<Vec<(u64, Vec<Buffer>)>, RunError> {
+    let compiled = compile(&case.module, target, options)?;
     let code_object = compiled.shared();
     let program = emu::load(&code_object)?;
     let launch = emu::Launch {
@@ -781,8 +786,22 @@ pub fn parse_launch_words<'a>(
 pub struct Config {
     /// The target.
     pub target: Target,
-    /// `TARGET-ID-wWAVE`.
+    /// How kernels compile (the defaults unless said: `-O2`).
+    pub options: Options,
+    /// `TARGET-ID-wWAVE`, with `-O<N>` after it at an optimization level other than 2.
     pub label: String,
+}
+
+impl Config {
+    /// This configuration compiling with `options`.
+    pub fn with(self, options: Options) -> Config {
+        let base = self.label.split("-O").next().unwrap_or_default().to_string();
+        let label = match options.opt_level {
+            2 => base,
+            level => format!("{base}-O{level}"),
+        };
+        Config { options, label, ..self }
+    }
 }
 
 /// The configurations for the `-mcpu` values (the [`DEFAULT_TARGETS`] when empty): each target
@@ -799,7 +818,7 @@ pub fn configs(mcpus: &[String]) -> Result<Vec<Config>, isa::processor::TargetId
         }
         for wave_size in waves {
             let target = Target { wave_size, ..target };
-            out.push(Config { label: format!("{}-w{wave_size}", target.id), target });
+            out.push(Config { label: format!("{}-w{wave_size}", target.id), target, options: Options::default() });
         }
     }
     Ok(out)
@@ -864,7 +883,7 @@ pub fn run_case(suite: &Suite, case: &Case, config: &Config, device: Device) -> 
     let start = Instant::now();
     let result = match case.expected.at(config.target.wave_size) {
         None => Err(format!("no expectation file for {} (write it with: {BLESS_COMMAND})", case.name)),
-        Some(expected) => match run_compiled(case, &config.target, device) {
+        Some(expected) => match run_compiled(case, &config.target, &config.options, device) {
             Err(e) if e.is_no_gpu() => return Err(e),
             Err(e) => Err(case.describe(&e)),
             Ok(runs) => runs.iter().try_for_each(|(seed, got)| {

@@ -118,7 +118,8 @@ fn conformance_passes_on_the_default_targets() {
 }
 
 /// A filter that matches nothing and a missing GPU are errors with status 1, an unknown
-/// processor a usage error (2); a filter runs only its kernels, and -mcpu=gfx942 runs only wave64.
+/// processor a usage error (2); a filter runs only its kernels, -mcpu=gfx942 runs only wave64,
+/// and -O0 compiles at that level.
 #[test]
 fn conformance_options() {
     let here = suite_dir();
@@ -153,4 +154,9 @@ fn conformance_options() {
     assert_eq!(lines[0].split_whitespace().collect::<Vec<_>>(), ["kernel", "gfx942-w64"]);
     assert!(lines[1].starts_with("vadd ") && lines[1].contains("pass"), "{stdout}");
     assert_eq!(lines[2], "");
+    // -O as for compile: the configurations compile at that level and say so.
+    let out = gcnc(&["conformance", "-mcpu=gfx942", "-O0", "--filter", "vadd"], &here);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(stdout.lines().next().unwrap().split_whitespace().collect::<Vec<_>>(), ["kernel", "gfx942-w64-O0"]);
 }

@@ -14,6 +14,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use gcnc::launch::{format_elements, parse_dims, parse_param_index, ArgSpec, DumpSpec};
 
+use crate::term::ColorWhen;
+
 /// The processor `-mcpu` defaults to.
 pub const DEFAULT_MCPU: &str = "gfx1100";
 
@@ -44,6 +46,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Color diagnostics: auto (when stderr is a terminal and NO_COLOR is unset), always, never
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
 }
 
 /// The subcommands.
@@ -67,6 +72,18 @@ pub enum Command {
     Conformance(ConformanceOpts),
     /// List the processors gcnc knows: which it compiles for and emulates, and their wave sizes.
     Targets,
+    /// Print a completion script for SHELL (e.g. `gcnc completions bash > ~/.local/share/bash-completion/completions/gcnc`)
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; e.g. `gcnc man > gcnc.1; man ./gcnc.1`), or a subcommand's
+    Man {
+        /// The subcommand whose page to print (its page is gcnc-SUBCOMMAND(1))
+        #[arg(value_name = "SUBCOMMAND")]
+        subcommand: Option<String>,
+    },
 }
 
 /// The target flags shared by `compile`, `run` and `check`.
@@ -520,6 +537,25 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Inspect(opts) => crate::inspect::run(&opts.file, opts.json),
         Command::Conformance(opts) => conformance(&opts),
         Command::Targets => targets(),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "gcnc", &mut script);
+            write_stdout(script)
+        }
+        Command::Man { subcommand } => {
+            let mut command = Cli::command().long_version(long_version());
+            command.build();
+            if let Some(name) = subcommand {
+                let Some(sub) = command.find_subcommand(&name) else {
+                    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+                    bail!("no subcommand '{name}' (the subcommands: {})", names.join(", "));
+                };
+                command = sub.clone().name(format!("gcnc-{name}"));
+            }
+            let mut page = Vec::new();
+            clap_mangen::Man::new(command).render(&mut page).context("cannot render the manual page")?;
+            write_stdout(page)
+        }
     }
 }
 

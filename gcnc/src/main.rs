@@ -9,20 +9,21 @@ mod inspect;
 mod run_emu;
 mod run_interp;
 mod source;
+mod term;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with status 2 (0 for --help and --version).
     let cli = cli::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    term::set_color(cli.color);
     match cli::execute(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<cli::Reported>() => ExitCode::from(1),
         Err(e) => {
             // `{:#}` prints the whole chain of causes: "cannot write 'x': Permission denied".
-            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            term::eprint_diagnostic(&format!("error: {e:#}\n"));
             ExitCode::from(1)
         }
     }

@@ -94,7 +94,7 @@ impl Program {
         // As the `.gir` parser's errors, for both inputs: the message, the place, the line and
         // a caret (without the front end's "could not compile" summary, since a fault of the
         // interpreter comes here too).
-        eprint!("{}", at.render(&self.src, &self.name, &message).unwrap_or_default());
+        crate::term::eprint_diagnostic(&at.render(&self.src, &self.name, &message).unwrap_or_default());
         Reported.into()
     }
 
@@ -134,19 +134,19 @@ pub fn load(path: &Path) -> Result<Program> {
     })?;
     if kernel_language {
         let compiled = lang::compile(&src, &name).map_err(|d| {
-            eprint!("{}", d.render(&src));
+            crate::term::eprint_diagnostic(&d.render(&src));
             anyhow::Error::from(Reported)
         })?;
         return Ok(Program { module: compiled.module, signatures: compiled.kernels, name, src, locations: None });
     }
     let (module, locations) = parse_module_located(&src).map_err(|e| {
-        eprint!("{}", e.render(&src, &name));
+        crate::term::eprint_diagnostic(&e.render(&src, &name));
         anyhow::Error::from(Reported)
     })?;
     if let Err(errors) = verify_module(&module) {
         for e in &errors.0 {
             let at = locations.of_error(&module, e).unwrap_or(SourceLoc::new(0..0));
-            eprint!("{}", at.render(&src, &name, &e.to_string()).unwrap_or_default());
+            crate::term::eprint_diagnostic(&at.render(&src, &name, &e.to_string()).unwrap_or_default());
         }
         return Err(Reported.into());
     }

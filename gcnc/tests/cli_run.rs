@@ -267,6 +267,62 @@ fn dry_run_and_verbose_print_the_stages() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `gcnc completions SHELL` writes a script the shell parses that offers every subcommand
+/// and clang's options; `gcnc man` a roff page naming every subcommand, and `gcnc man
+/// compile` the subcommand's own page with its options.
+#[test]
+fn completions_and_manual_pages_cover_the_command_line() {
+    let subcommands = ["compile", "run", "check", "disasm", "inspect", "conformance", "targets"];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = gcnc(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        for word in subcommands.iter().chain(&["mcpu", "opt-level", "print-after"]) {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+        if shell == "bash" && Command::new("bash").arg("--version").output().is_ok() {
+            let dir = std::env::temp_dir().join(format!("gcnc-completions-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("gcnc.bash");
+            std::fs::write(&path, &script).unwrap();
+            let check = Command::new("bash").arg("-n").arg(&path).output().unwrap();
+            assert!(check.status.success(), "bash -n: {}", text(&check.stderr));
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+    let page = text(&gcnc(&["man"]).stdout);
+    assert!(page.starts_with(".ie") && page.contains(".TH gcnc 1"), "{page}");
+    for sub in subcommands {
+        assert!(page.contains(sub), "the page lacks {sub}");
+    }
+    let compile = text(&gcnc(&["man", "compile"]).stdout);
+    assert!(compile.contains(".TH gcnc-compile 1") && compile.contains("print\\-after"), "{compile}");
+    let out = gcnc(&["man", "bogus"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no subcommand 'bogus'"), "{}", text(&out.stderr));
+}
+
+/// Diagnostics are colored with `--color=always` and plain when piped (as here, by default)
+/// or with `--color=never`; the text is the same.
+#[test]
+fn color_is_asked_for_or_follows_the_terminal() {
+    let (dir, src) = temp_source("color", "bad.gk", "kernel k(x: &mut [u32]) {\n    x[0] = y;\n}\n");
+    let src = src.to_str().unwrap();
+    let plain = text(&gcnc(&["compile", src, "-o", "/dev/null"]).stderr);
+    let never = text(&gcnc(&["compile", src, "--color=never", "-o", "/dev/null"]).stderr);
+    let always = gcnc(&["compile", src, "--color=always", "-o", "/dev/null"]);
+    assert_eq!(always.status.code(), Some(1));
+    let always = text(&always.stderr);
+    assert!(!plain.contains('\x1b') && plain.contains("error: unknown name `y`"), "{plain}");
+    assert_eq!(plain, never);
+    assert!(always.contains("\x1b[31m"), "{always:?}");
+    let stripped: String = always.split('\x1b').enumerate().map(|(i, part)| {
+        if i == 0 { part } else { part.split_once('m').map_or(part, |(_, rest)| rest) }
+    }).collect();
+    assert_eq!(stripped, plain);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `gcnc targets` lists every processor of the table, in order, and says which it compiles for.
 #[test]
 fn targets_lists_the_processor_table() {

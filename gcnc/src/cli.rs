@@ -295,6 +295,10 @@ pub struct RunOpts {
     /// Where to run
     #[arg(long, value_enum, default_value_t = Device::Emu)]
     pub device: Device,
+    /// Print the run's statistics to stderr: its time, and on the emulator the workgroups,
+    /// waves, instructions executed and the occupancy the kernel's registers allow
+    #[arg(long)]
+    pub stats: bool,
 }
 
 /// `gcnc check`.
@@ -619,22 +623,21 @@ fn run(opts: &RunOpts) -> Result<()> {
             Some(_) => {}
         }
     }
-    match opts.device {
-        Device::Interp => run_interp(opts),
+    let start = std::time::Instant::now();
+    let params = match opts.device {
+        Device::Interp => crate::run_interp::run(opts)?,
         Device::Emu => {
-            let params = crate::run_emu::run(opts)?;
-            write_outputs(opts, &params)
+            let (params, stats) = crate::run_emu::run(opts)?;
+            if opts.stats {
+                eprintln!("{stats}");
+            }
+            params
         }
-        Device::Gpu => {
-            let params = crate::run_emu::run_gpu(opts)?;
-            write_outputs(opts, &params)
-        }
+        Device::Gpu => crate::run_emu::run_gpu(opts)?,
+    };
+    if opts.stats {
+        eprintln!("time: {:.3} ms", start.elapsed().as_secs_f64() * 1e3);
     }
-}
-
-/// `gcnc run --device interp`: runs a `.gir` (or `.gk`) kernel on the reference interpreter.
-fn run_interp(opts: &RunOpts) -> Result<()> {
-    let params = crate::run_interp::run(opts)?;
     write_outputs(opts, &params)
 }
 

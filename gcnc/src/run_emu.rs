@@ -118,15 +118,56 @@ pub fn prepare(opts: &RunOpts) -> Result<Prepared> {
 
 /// Runs the kernel on the emulator and returns each parameter's bytes after the run (empty
 /// for scalars).
-pub fn run(opts: &RunOpts) -> Result<Vec<Vec<u8>>> {
+pub fn run(opts: &RunOpts) -> Result<(Vec<Vec<u8>>, RunStats)> {
     let mut prepared = prepare(opts)?;
     let name = &prepared.name;
     let defaults = emu::Options::default();
     let step_limit = opts.step_limit.unwrap_or(defaults.step_limit);
     let options = emu::Options { wave_size: Some(prepared.wave_size), step_limit, ..defaults };
-    gcnc::launch::emulate(&prepared.program, name, &prepared.launch, &options, &mut prepared.params)
+    let dispatch = gcnc::launch::emulate(&prepared.program, name, &prepared.launch, &options, &mut prepared.params)
         .with_context(|| format!("running {name} on the emulator"))?;
-    Ok(prepared.params.into_iter().map(ParamValue::into_buffer).collect())
+    let proc = prepared.program.processor();
+    let occupancy = prepared.program.kernel(name).map(|k| {
+        runtime_abi::occupancy::descriptor_occupancy(k.descriptor(), proc, prepared.wave_size)
+    });
+    let stats = RunStats { kernel: name.clone(), dispatch, occupancy };
+    Ok((prepared.params.into_iter().map(ParamValue::into_buffer).collect(), stats))
+}
+
+/// What `gcnc run --stats` prints of an emulated run.
+pub struct RunStats {
+    /// The kernel.
+    kernel: String,
+    /// The emulator's counts.
+    dispatch: emu::Stats,
+    /// The waves per SIMD the kernel's descriptor allows (its registers; LDS aside).
+    occupancy: Option<runtime_abi::occupancy::Occupancy>,
+}
+
+impl std::fmt::Display for RunStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = &self.dispatch;
+        let per_wave = d.wave_instructions as f64 / d.waves.max(1) as f64;
+        write!(
+            f,
+            "@{}: {} workgroups, {} waves, {} wave-instructions executed ({per_wave:.1} a wave), {} lane-operations of vector ALU instructions",
+            self.kernel, d.workgroups, d.waves, d.wave_instructions, d.lane_operations
+        )?;
+        if let Some(o) = self.occupancy {
+            use runtime_abi::occupancy::Limiter;
+            let limiter = match o.limiter {
+                Limiter::Hardware => "the hardware's most",
+                Limiter::Vgprs => "limited by the VGPRs",
+                Limiter::Sgprs => "limited by the SGPRs",
+            };
+            write!(
+                f,
+                "\noccupancy by registers: {} waves per SIMD of {} ({limiter})",
+                o.waves_per_simd, o.max_waves_per_simd
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// Runs the kernel on a GPU through the HSA runtime and returns each parameter's bytes after

@@ -323,6 +323,36 @@ fn color_is_asked_for_or_follows_the_terminal() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `run --stats` prints the emulator's counts of the run and the occupancy the descriptor
+/// allows: the waves are the workgroups' waves, and the instruction count grows with the
+/// loop's trip count.
+#[test]
+fn run_stats_count_what_ran() {
+    let (dir, src) = temp_source(
+        "run-stats",
+        "k.gk",
+        "kernel k(x: &mut [u32], n: u32) {\n    var s = 0u;\n    for j in 0u..n { s = s + j; }\n    x[global_id.x] = s;\n}\n",
+    );
+    let stats = |n: &str| {
+        let out = gcnc(&[
+            "run", src.to_str().unwrap(), "--stats", "--grid", "256", "--block", "64", "--arg", "u32[256]:zeros", "--arg", n,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let (short, long) = (stats("1"), stats("100"));
+    let count = |s: &str, what: &str| -> u64 {
+        let at = s.find(what).unwrap_or_else(|| panic!("no '{what}' in {s}"));
+        s[..at].split_whitespace().last().unwrap().parse().unwrap()
+    };
+    assert_eq!(count(&short, " workgroups"), 4, "{short}");
+    assert_eq!(count(&short, " waves,"), 8, "{short}"); // 4 workgroups of 2 wave32 waves
+    assert!(count(&long, " wave-instructions") > count(&short, " wave-instructions") + 8 * 99, "{short}{long}");
+    assert!(short.contains("occupancy by registers: ") && short.contains(" waves per SIMD of 16"), "{short}");
+    assert!(short.lines().any(|l| l.starts_with("time: ")), "{short}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `gcnc targets` lists every processor of the table, in order, and says which it compiles for.
 #[test]
 fn targets_lists_the_processor_table() {

@@ -268,14 +268,21 @@ pub struct RunOpts {
     /// The kernel to run (needed when the input has several)
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
-    /// Work-items in each dimension (HSA's grid size)
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    /// Work-items in each dimension (HSA's grid size) [default: the input's `// launch:` lines]
+    #[arg(long = "grid", value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub grid_flag: Option<[u32; 3]>,
+    /// Workgroup size [default: the input's `// launch:` lines]
+    #[arg(long = "block", value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub block_flag: Option<[u32; 3]>,
+    /// The grid: `--grid`'s, else the launch lines' ([`resolve_launch`]).
+    #[arg(skip)]
     pub grid: [u32; 3],
-    /// Workgroup size
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    /// The workgroup size: `--block`'s, else the launch lines'.
+    #[arg(skip)]
     pub block: [u32; 3],
     /// One per kernel parameter, in order: TYPE:VALUE or VALUE (scalar), TYPE[N]:INIT with INIT
     /// one of zeros, iota, fill=V, rand=SEED, edge=SEED, file=PATH (buffer), or lds:BYTES
+    /// [default: the input's `// launch:` lines]
     #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse, allow_hyphen_values = true)]
     pub args: Vec<ArgSpec>,
     /// After the run, write buffer parameter I (0-based) to FILE as raw little-endian bytes
@@ -301,6 +308,15 @@ pub struct RunOpts {
     pub stats: bool,
 }
 
+impl RunOpts {
+    /// Sets the grid, the workgroup size and, when no `--arg` is given, the arguments, from
+    /// the flags and the input's launch lines ([`resolve_launch`]).
+    pub fn resolve_launch(&mut self) -> Result<()> {
+        (self.grid, self.block) = resolve_launch(&self.input, self.grid_flag, self.block_flag, Some(&mut self.args))?;
+        Ok(())
+    }
+}
+
 /// `gcnc check`.
 #[derive(Debug, Args)]
 pub struct CheckOpts {
@@ -310,11 +326,17 @@ pub struct CheckOpts {
     /// The kernel to check (needed when the input has several)
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
-    /// Work-items in each dimension
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    /// Work-items in each dimension [default: the input's `// launch:` lines]
+    #[arg(long = "grid", value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub grid_flag: Option<[u32; 3]>,
+    /// Workgroup size [default: the input's `// launch:` lines]
+    #[arg(long = "block", value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub block_flag: Option<[u32; 3]>,
+    /// The grid: `--grid`'s, else the launch lines' ([`resolve_launch`]).
+    #[arg(skip)]
     pub grid: [u32; 3],
-    /// Workgroup size
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    /// The workgroup size: `--block`'s, else the launch lines'.
+    #[arg(skip)]
     pub block: [u32; 3],
     /// Elements in each random buffer [default: the number of work-items]
     #[arg(long, value_name = "N")]
@@ -326,6 +348,7 @@ pub struct CheckOpts {
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Give the arguments instead of random ones: once per parameter, in order, as for run
+    /// [default: the input's launch lines' arguments, else random ones]
     #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse, allow_hyphen_values = true)]
     pub args: Vec<ArgSpec>,
     /// The most wave-instructions a run may execute before it is reported as a livelock
@@ -336,6 +359,17 @@ pub struct CheckOpts {
     pub target: TargetOpts,
     #[command(flatten)]
     pub opt: OptOpts,
+}
+
+impl CheckOpts {
+    /// Sets the grid, the workgroup size and, when no `--arg` is given, the arguments, from
+    /// the flags and the input's launch lines ([`resolve_launch`]): a file's launch lines say
+    /// which inputs are valid for it (sizes that match its buffers); without any, the
+    /// arguments are random.
+    pub fn resolve_launch(&mut self) -> Result<()> {
+        (self.grid, self.block) = resolve_launch(&self.input, self.grid_flag, self.block_flag, Some(&mut self.args))?;
+        Ok(())
+    }
 }
 
 /// `gcnc disasm`.
@@ -535,8 +569,14 @@ fn rewrite_clang_spelling(text: &str) -> Option<String> {
 pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Compile(opts) => crate::compile_cmd::run(&opts),
-        Command::Run(opts) => run(&opts),
-        Command::Check(opts) => crate::check_cmd::run(&opts),
+        Command::Run(mut opts) => {
+            opts.resolve_launch()?;
+            run(&opts)
+        }
+        Command::Check(mut opts) => {
+            opts.resolve_launch()?;
+            crate::check_cmd::run(&opts)
+        }
         Command::Disasm(opts) => crate::disasm::run(&opts.file),
         Command::Inspect(opts) => crate::inspect::run(&opts.file, opts.json),
         Command::Conformance(opts) => conformance(&opts),
@@ -561,6 +601,49 @@ pub fn execute(cli: Cli) -> Result<()> {
             write_stdout(page)
         }
     }
+}
+
+/// The grid and workgroup size of `run` or `check`: `--grid`'s and `--block`'s, and where one
+/// is not given, the launch lines' of the input (`// launch:` in a `.gk` file, `; launch:` in
+/// a `.gir` file; the conformance suite's syntax, as the examples carry them). `args`, when given and empty,
+/// becomes the lines' `--arg`s too. A flag given on the command line always wins.
+pub fn resolve_launch(
+    input: &Path,
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+    args: Option<&mut Vec<ArgSpec>>,
+) -> Result<([u32; 3], [u32; 3])> {
+    let wants_args = args.as_ref().is_some_and(|a| a.is_empty());
+    if let (Some(grid), Some(block), false) = (grid, block, wants_args) {
+        return Ok((grid, block));
+    }
+    // Each language's line comment.
+    let prefix = match input.extension().and_then(|e| e.to_str()) {
+        Some("gk") => Some("// launch:"),
+        Some("gir") => Some("; launch:"),
+        _ => None,
+    };
+    let text = prefix.and_then(|_| std::fs::read_to_string(input).ok());
+    let prefix = prefix.unwrap_or_default();
+    let words: Vec<(usize, &str)> = text
+        .iter()
+        .flat_map(|t| t.lines().enumerate())
+        .filter_map(|(i, line)| Some((i + 1, line.trim_start().strip_prefix(prefix)?)))
+        .flat_map(|(line, rest)| rest.split_whitespace().map(move |w| (line, w)))
+        .collect();
+    if words.is_empty() {
+        return match (grid, block) {
+            (Some(grid), Some(block)) => Ok((grid, block)),
+            _ => bail!("--grid and --block are needed: '{}' has no launch lines", input.display()),
+        };
+    }
+    let (lines_grid, lines_block, specs) = gcnc::conformance::parse_launch_words(words).map_err(|(line, reason)| {
+        anyhow::anyhow!("{}:{line}: in its `// launch:` lines: {reason}", input.display())
+    })?;
+    if let Some(args) = args.filter(|a| a.is_empty()) {
+        args.extend(specs);
+    }
+    Ok((grid.unwrap_or(lines_grid), block.unwrap_or(lines_block)))
 }
 
 /// `gcnc targets`: a line per processor of isa's table, in its order: the name, the
@@ -805,7 +888,6 @@ mod tests {
             &["gcnc", "compile", "k.gk", "-save-temps"],
             &["gcnc", "compile", "k.gk", "-j", "0"],
             &["gcnc", "run", "k.gir", "--grid", "0", "--block", "1"],
-            &["gcnc", "run", "k.gir", "--grid", "1"],
             &["gcnc", "run", "k.gir", "--grid", "1", "--block", "1", "--arg", "f32[4]:ones"],
             &["gcnc", "run", "k.gir", "--grid", "1", "--block", "1", "--device", "cpu"],
             &["gcnc", "conformance", "--device", "interp"],
@@ -843,7 +925,7 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!((r.grid, r.block, r.device), ([1000, 1, 1], [256, 1, 1], Device::Interp));
+        assert_eq!((r.grid_flag, r.block_flag, r.device), (Some([1000, 1, 1]), Some([256, 1, 1]), Device::Interp));
         assert_eq!(r.args, [ArgSpec::parse("f32[1000]:iota").unwrap(), ArgSpec::parse("1000").unwrap()]);
         assert_eq!((r.dump[0].index, r.print.as_slice(), r.target.mcpu()), (0, &[0][..], "gfx942"));
     }

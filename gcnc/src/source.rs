@@ -178,14 +178,14 @@ mod tests {
     /// from the kernel's signature.
     #[test]
     fn run_saxpy_gk_on_the_interpreter_with_untyped_scalars() {
-        use clap::Parser;
         let saxpy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/saxpy.gk");
         let argv = ["gcnc", "run", saxpy, "--device", "interp", "--grid", "1000", "--block", "256", "--arg", "2.0"];
         let more = ["--arg", "f32[1000]:iota", "--arg", "f32[1000]:fill=1", "--arg", "1000"];
-        let args = crate::cli::normalize_args(argv.iter().chain(&more).map(std::ffi::OsString::from));
-        let crate::cli::Command::Run(opts) = crate::cli::Cli::try_parse_from(args).unwrap().command else {
+        let args = argv.iter().chain(&more).map(std::ffi::OsString::from);
+        let crate::cli::Command::Run(mut opts) = crate::cli::parse(args).unwrap().command else {
             panic!("not a run command")
         };
+        opts.resolve_launch().unwrap();
         let buffers = crate::run_interp::run(&opts).unwrap();
         let y: Vec<f32> = buffers[2].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(y.len(), 1000);

@@ -353,6 +353,48 @@ fn run_stats_count_what_ran() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Every example carries launch lines, so `gcnc run FILE` and `gcnc check FILE` need no
+/// `--grid`, `--block` or `--arg`; checked on each target and wave size, the emulator agrees
+/// with the interpreter on those inputs. Flags given on the command line win over the lines.
+#[test]
+fn examples_run_from_their_launch_lines() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".gk") || n.ends_with(".gir"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 9, "{files:?}");
+    for name in &files {
+        let path = format!("examples/{name}");
+        let source = std::fs::read_to_string(root.join(name)).unwrap();
+        let prefix = if name.ends_with(".gk") { "// launch:" } else { "; launch:" };
+        assert!(source.lines().filter(|l| l.starts_with(prefix)).count() >= 2, "{name} has no launch lines");
+        for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx1100", "-mwavefrontsize64"], &["-mcpu=gfx942"]] {
+            let mut args = vec!["check", path.as_str()];
+            args.extend_from_slice(flags);
+            let out = gcnc(&args);
+            assert!(out.status.success(), "{name} {flags:?}: {}{}", text(&out.stdout), text(&out.stderr));
+            assert_eq!(text(&out.stdout).trim(), "PASS", "{name} {flags:?}");
+        }
+    }
+    // The first value saxpy's lines give is a = 2.0 with x = iota and y = 1: y[3] = 7.
+    let out = gcnc(&["run", "examples/saxpy.gk", "--print", "2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().nth(4), Some("[3] 7.0"), "{}", text(&out.stdout));
+    let out = gcnc(&["run", "examples/saxpy.gk", "--grid", "8", "--block", "8", "--arg", "3.0", "--arg", "f32[8]:iota",
+        "--arg", "f32[8]:zeros", "--arg", "8", "--print", "2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 9, "{}", text(&out.stdout));
+    assert_eq!(text(&out.stdout).lines().nth(4), Some("[3] 9.0"), "{}", text(&out.stdout));
+    let (dir, src) = temp_source("no-launch", "k.gk", "kernel k(x: &mut [u32]) { x[0] = 1u; }\n");
+    let out = gcnc(&["run", src.to_str().unwrap(), "--arg", "u32[1]:zeros"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--grid and --block are needed"), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `gcnc targets` lists every processor of the table, in order, and says which it compiles for.
 #[test]
 fn targets_lists_the_processor_table() {

@@ -348,7 +348,7 @@ pub struct CheckOpts {
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Give the arguments instead of random ones: once per parameter, in order, as for run
-    /// [default: the input's launch lines' arguments, else random ones]
+    /// [default: the input's launch lines' arguments when no launch flag is given, else random]
     #[arg(long = "arg", value_name = "SPEC", value_parser = ArgSpec::parse, allow_hyphen_values = true)]
     pub args: Vec<ArgSpec>,
     /// The most wave-instructions a run may execute before it is reported as a livelock
@@ -362,12 +362,15 @@ pub struct CheckOpts {
 }
 
 impl CheckOpts {
-    /// Sets the grid, the workgroup size and, when no `--arg` is given, the arguments, from
-    /// the flags and the input's launch lines ([`resolve_launch`]): a file's launch lines say
-    /// which inputs are valid for it (sizes that match its buffers); without any, the
-    /// arguments are random.
+    /// Sets the grid and the workgroup size from the flags and the input's launch lines
+    /// ([`resolve_launch`]). `gcnc check FILE` with none of `--grid`, `--block`, `--len` and
+    /// `--arg` runs the file's launch whole, arguments included (they say which inputs are
+    /// valid for it: sizes that match its buffers); with any of them, the arguments are the
+    /// command line's, else random, as they are for a file without launch arguments.
     pub fn resolve_launch(&mut self) -> Result<()> {
-        (self.grid, self.block) = resolve_launch(&self.input, self.grid_flag, self.block_flag, Some(&mut self.args))?;
+        let whole = self.grid_flag.is_none() && self.block_flag.is_none() && self.len.is_none() && self.args.is_empty();
+        let args = whole.then_some(&mut self.args);
+        (self.grid, self.block) = resolve_launch(&self.input, self.grid_flag, self.block_flag, args)?;
         Ok(())
     }
 }

@@ -24,17 +24,7 @@ pub struct Config {
 impl Config {
     /// The flags of `gcnc check` that select this configuration.
     pub fn flags(&self) -> String {
-        let mut flags = format!("-mcpu={}", self.target.id);
-        if self.target.wave_size == 64 && self.target.processor().wave32 {
-            flags += " -mwavefrontsize64";
-        }
-        if self.target.cumode {
-            flags += " -mcumode";
-        }
-        if self.target.tgsplit {
-            flags += " -mtgsplit";
-        }
-        flags + &format!(" -O{}", self.opt_level)
+        format!("{} -O{}", self.target.flags(), self.opt_level)
     }
 
     /// The same target at `-O<level>`.

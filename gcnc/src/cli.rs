@@ -403,6 +403,15 @@ pub enum ConformanceDevice {
     Gpu,
 }
 
+/// How `conformance` prints its results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// A table for the terminal.
+    Text,
+    /// A Markdown table and lists (for a pull request or an issue).
+    Markdown,
+}
+
 /// `gcnc conformance`.
 #[derive(Debug, Args)]
 pub struct ConformanceOpts {
@@ -419,6 +428,12 @@ pub struct ConformanceOpts {
     /// Also write the results as JUnit XML to FILE
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// How to print the results
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+    /// List the suite's kernels (those --filter selects) with their launches, and run nothing
+    #[arg(long)]
+    pub list: bool,
     #[command(flatten)]
     pub opt: OptOpts,
 }
@@ -679,6 +694,30 @@ fn conformance(opts: &ConformanceOpts) -> Result<()> {
     let configs: Vec<conformance::Config> =
         conformance::configs(&opts.mcpu).context("-mcpu")?.into_iter().map(|c| c.with(opts.opt.options())).collect();
     let suite = conformance::Suite::embedded().context("the embedded conformance suite")?;
+    if opts.list {
+        // As launch lines write them: trailing dimensions of 1 left out.
+        let dims = |d: [u32; 3]| {
+            let used = d.iter().rposition(|&x| x != 1).map_or(1, |i| i + 1);
+            d[..used].iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        };
+        let mut text = String::new();
+        for case in suite.cases.iter().filter(|c| opts.filter.as_deref().is_none_or(|f| c.name.contains(f))) {
+            let l = &case.launch;
+            let args: Vec<String> = l.args.iter().map(|a| format!("--arg {a}")).collect();
+            let lds = if l.dyn_shared_bytes > 0 { format!(" --arg lds:{}", l.dyn_shared_bytes) } else { String::new() };
+            text.push_str(&format!(
+                "{}: --grid {} --block {} {}{lds}\n",
+                case.name,
+                dims(l.grid),
+                dims(l.block),
+                args.join(" ")
+            ));
+        }
+        if text.is_empty() {
+            bail!("no kernel of the suite matches --filter {}", opts.filter.as_deref().unwrap_or_default());
+        }
+        return write_stdout(text);
+    }
     let mut progress = report::Progress::new();
     let results = conformance::run_suite(&suite, &configs, opts.filter.as_deref(), device, |done, total, what| {
         progress.update(done, total, what)
@@ -686,7 +725,10 @@ fn conformance(opts: &ConformanceOpts) -> Result<()> {
     if results.is_empty() {
         bail!("no kernel of the suite matches --filter {}", opts.filter.as_deref().unwrap_or_default());
     }
-    write_stdout(report::table(&results))?;
+    write_stdout(match opts.format {
+        ReportFormat::Text => report::table(&results),
+        ReportFormat::Markdown => report::markdown(&results),
+    })?;
     if let Some(path) = &opts.junit {
         write_file(path, report::junit(&results).as_bytes())?;
     }

@@ -874,6 +874,11 @@ pub struct CaseResult {
     pub outcome: Outcome,
     /// Compiling, running and comparing.
     pub time: Duration,
+    /// The command that runs this kernel alone on this configuration from the repository's
+    /// root: `gcnc check` of its file, which compiles it with the configuration's flags and
+    /// compares the emulator's results with the interpreter's (whose results the expectation
+    /// files hold) on the file's launch.
+    pub reproduce: String,
 }
 
 /// Compiles `case` for `config`, runs it on `device`, and compares with its expectation. The
@@ -901,7 +906,12 @@ pub fn run_case(suite: &Suite, case: &Case, config: &Config, device: Device) -> 
         (Err(message), None) => Outcome::Fail(message),
         (Err(message), Some(reason)) => Outcome::KnownFailure { reason: reason.to_string(), message },
     };
-    Ok(CaseResult { kernel: case.name.clone(), config: config.label.clone(), outcome, time })
+    let level = match config.options.opt_level {
+        2 => String::new(),
+        n => format!(" -O{n}"),
+    };
+    let reproduce = format!("gcnc check tests/conformance/{}.gk {}{level}", case.name, config.target.flags());
+    Ok(CaseResult { kernel: case.name.clone(), config: config.label.clone(), outcome, time, reproduce })
 }
 
 /// Runs every case whose name contains `filter` on every configuration, config by config, on

@@ -160,3 +160,33 @@ fn conformance_options() {
     assert!(out.status.success(), "{stdout}");
     assert_eq!(stdout.lines().next().unwrap().split_whitespace().collect::<Vec<_>>(), ["kernel", "gfx942-w64-O0"]);
 }
+
+/// The command a result gives to reproduce it runs that kernel alone with the configuration's
+/// flags (`gcnc check` of its file, from the repository's root) and agrees with the suite's
+/// outcome; `--list` names each kernel with its launch.
+#[test]
+fn reproduce_commands_and_the_list_run_as_written() {
+    use gcnc::conformance::{configs, run_case, Device, Outcome};
+    let suite = Suite::from_dir(&suite_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let root = suite_dir().join("../..");
+    let case = suite.cases.iter().find(|c| c.name == "vadd").expect("vadd is in the suite");
+    let mcpus = ["gfx1100".to_string(), "gfx942".to_string()];
+    for config in configs(&mcpus).unwrap() {
+        for config in [config.clone(), config.with(gcnc::Options { opt_level: 0, ..gcnc::Options::default() })] {
+            let result = run_case(&suite, case, &config, Device::Emu).unwrap();
+            assert_eq!(result.outcome, Outcome::Pass, "{}", config.label);
+            let words: Vec<&str> = result.reproduce.split_whitespace().collect();
+            assert_eq!(words[..2], ["gcnc", "check"], "{}", result.reproduce);
+            assert_eq!(words.contains(&"-O0"), config.options.opt_level == 0, "{}", result.reproduce);
+            assert_eq!(words.contains(&"-mwavefrontsize64"), config.label.contains("gfx1100-w64"), "{}", result.reproduce);
+            let out = gcnc(&words[1..], &root);
+            assert!(out.status.success(), "{}: {}", result.reproduce, text(&out.stderr));
+            assert_eq!(text(&out.stdout), "PASS\n", "{}", result.reproduce);
+        }
+    }
+    let listed = text(&gcnc(&["conformance", "--list"], &root).stdout);
+    assert_eq!(listed.lines().count(), suite.cases.len());
+    let vadd = listed.lines().find(|l| l.starts_with("vadd: ")).expect("vadd is listed");
+    let header: Vec<String> = case.source.lines().filter_map(|l| l.strip_prefix("// launch:")).map(str::trim).map(String::from).collect();
+    assert_eq!(vadd.strip_prefix("vadd: ").unwrap().split_whitespace().collect::<Vec<_>>(), header.join(" ").split_whitespace().collect::<Vec<_>>());
+}

@@ -539,6 +539,23 @@ impl Target {
         self.id.processor
     }
 
+    /// The target as clang's flags say it: `-mcpu=ID`, then `-mwavefrontsize64` for wave64 on a
+    /// processor that also has wave32, `-mcumode` and `-mtgsplit` where set (what a reproduce
+    /// command writes).
+    pub fn flags(&self) -> String {
+        let mut flags = format!("-mcpu={}", self.id);
+        if self.wave_size == 64 && self.processor().wave32 {
+            flags += " -mwavefrontsize64";
+        }
+        if self.cumode {
+            flags += " -mcumode";
+        }
+        if self.tgsplit {
+            flags += " -mtgsplit";
+        }
+        flags
+    }
+
     /// The generation.
     pub fn generation(&self) -> Generation {
         self.id.processor.generation

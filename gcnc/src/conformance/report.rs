@@ -1,5 +1,6 @@
 //! How conformance results are shown: a table (kernel × configuration: outcome and time) with
-//! the failures spelled out below it, JUnit XML (a `testsuite` per configuration, a `testcase`
+//! the failures spelled out below it, each with the command that reproduces it, the same as
+//! Markdown, JUnit XML (a `testsuite` per configuration, a `testcase`
 //! per kernel, known failures as `skipped`), and a one-line progress bar for a terminal.
 
 use std::fmt::Write as _;
@@ -41,13 +42,76 @@ pub fn counts<'a>(results: impl IntoIterator<Item = &'a CaseResult>) -> (usize, 
     (passed, failed, known)
 }
 
+/// The outcome of `r` as a table cell: `pass`, `FAIL`, `known` for a listed failure, `xpass`
+/// for a listed failure that passed, and the time.
+fn cell(r: &CaseResult) -> String {
+    format!("{:<5} {:>9}", r.outcome.to_string(), millis(r.time))
+}
+
+/// The cell of each configuration for each kernel (`-` where a kernel did not run there).
+fn grid<'a>(results: &'a [CaseResult], configs: &[&str], kernel: &str) -> Vec<String> {
+    configs
+        .iter()
+        .map(|c| results.iter().find(|r| r.kernel == kernel && r.config == *c).map_or_else(|| "-".to_string(), cell))
+        .collect()
+}
+
+/// What follows the table, titled: each failure's message with the command that reproduces
+/// it, each known failure's reason, and each listed failure that passed.
+fn sections(results: &[CaseResult]) -> Vec<(&'static str, Vec<String>)> {
+    let lines = |f: &dyn Fn(&CaseResult) -> Option<String>| results.iter().filter_map(f).collect::<Vec<_>>();
+    vec![
+        (
+            "failures",
+            lines(&|r| match &r.outcome {
+                Outcome::Fail(m) => Some(format!(
+                    "{} on {}: {}\n    reproduce: {}",
+                    r.kernel,
+                    r.config,
+                    m.replace('\n', "\n    "),
+                    r.reproduce
+                )),
+                _ => None,
+            }),
+        ),
+        (
+            "known failures (listed in tests/conformance/known-failures.txt)",
+            lines(&|r| match &r.outcome {
+                Outcome::KnownFailure { reason, message } => {
+                    Some(format!("{} on {}: {reason} [{}]", r.kernel, r.config, first_line(message)))
+                }
+                _ => None,
+            }),
+        ),
+        (
+            "listed as known failures but passed (remove them from known-failures.txt)",
+            lines(&|r| match &r.outcome {
+                Outcome::UnexpectedPass { reason } => Some(format!("{} on {}: {reason}", r.kernel, r.config)),
+                _ => None,
+            }),
+        ),
+    ]
+}
+
+/// The last line: the counts, the runs and the time.
+fn summary(results: &[CaseResult]) -> String {
+    let (configs, kernels) = axes(results);
+    let (passed, failed, known) = counts(results);
+    let total: Duration = results.iter().map(|r| r.time).sum();
+    format!(
+        "{passed} passed, {failed} failed, {known} known failures, of {} runs ({} kernels on {} configurations) in {:.2} s",
+        results.len(),
+        kernels.len(),
+        configs.len(),
+        total.as_secs_f64()
+    )
+}
+
 /// The results as a table: a row per kernel, a column per configuration with the outcome
-/// (`pass`, `FAIL`, `known` for a listed failure, `xpass` for a listed failure that passed)
-/// and the time; then each failure's message, each known failure's reason, and a summary.
+/// and the time ([`cell`]); then the [`sections`] and the [`summary`].
 pub fn table(results: &[CaseResult]) -> String {
     let (configs, kernels) = axes(results);
     let name_width = kernels.iter().map(|k| k.len()).chain([6]).max().unwrap_or(6);
-    let cell = |r: &CaseResult| format!("{:<5} {:>9}", r.outcome.to_string(), millis(r.time));
     let width = configs.iter().map(|c| c.len()).chain([15]).max().unwrap_or(15);
     let mut text = String::new();
     let mut row = |first: &str, cells: Vec<String>| {
@@ -60,54 +124,39 @@ pub fn table(results: &[CaseResult]) -> String {
     };
     row("kernel", configs.iter().map(|c| c.to_string()).collect());
     for k in &kernels {
-        let cells = configs
-            .iter()
-            .map(|c| results.iter().find(|r| r.kernel == *k && r.config == *c).map_or_else(|| "-".to_string(), cell))
-            .collect();
-        row(k, cells);
+        row(k, grid(results, &configs, k));
     }
-    let mut section = |title: &str, lines: Vec<String>| {
+    for (title, lines) in sections(results) {
         if !lines.is_empty() {
             let _ = writeln!(text, "\n{title}:");
             for line in lines {
                 let _ = writeln!(text, "  {line}");
             }
         }
-    };
-    let lines = |f: &dyn Fn(&CaseResult) -> Option<String>| results.iter().filter_map(f).collect::<Vec<_>>();
-    section(
-        "failures",
-        lines(&|r| match &r.outcome {
-            Outcome::Fail(m) => Some(format!("{} on {}: {}", r.kernel, r.config, m.replace('\n', "\n    "))),
-            _ => None,
-        }),
-    );
-    section(
-        "known failures (listed in tests/conformance/known-failures.txt)",
-        lines(&|r| match &r.outcome {
-            Outcome::KnownFailure { reason, message } => {
-                Some(format!("{} on {}: {reason} [{}]", r.kernel, r.config, first_line(message)))
+    }
+    let _ = writeln!(text, "\n{}", summary(results));
+    text
+}
+
+/// The results as Markdown (`--format markdown`, for a pull request or an issue): the table
+/// of [`table`] as a Markdown table, the [`sections`] as lists with the messages and
+/// commands as code, and the [`summary`].
+pub fn markdown(results: &[CaseResult]) -> String {
+    let (configs, kernels) = axes(results);
+    let mut text = format!("| kernel | {} |\n|---|{}\n", configs.join(" | "), "---|".repeat(configs.len()));
+    for k in &kernels {
+        let cells: Vec<String> = grid(results, &configs, k).iter().map(|c| c.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        let _ = writeln!(text, "| {k} | {} |", cells.join(" | "));
+    }
+    for (title, lines) in sections(results) {
+        if !lines.is_empty() {
+            let _ = writeln!(text, "\n**{title}**\n");
+            for line in lines {
+                let _ = writeln!(text, "- ```\n  {}\n  ```", line.replace('\n', "\n  "));
             }
-            _ => None,
-        }),
-    );
-    section(
-        "listed as known failures but passed (remove them from known-failures.txt)",
-        lines(&|r| match &r.outcome {
-            Outcome::UnexpectedPass { reason } => Some(format!("{} on {}: {reason}", r.kernel, r.config)),
-            _ => None,
-        }),
-    );
-    let (passed, failed, known) = counts(results);
-    let total: Duration = results.iter().map(|r| r.time).sum();
-    let _ = writeln!(
-        text,
-        "\n{passed} passed, {failed} failed, {known} known failures, of {} runs ({} kernels on {} configurations) in {:.2} s",
-        results.len(),
-        kernels.len(),
-        configs.len(),
-        total.as_secs_f64()
-    );
+        }
+    }
+    let _ = writeln!(text, "\n{}", summary(results));
     text
 }
 
@@ -171,9 +220,10 @@ pub fn junit(results: &[CaseResult]) -> String {
                 Outcome::Fail(message) => {
                     let _ = writeln!(
                         xml,
-                        ">\n      <failure message=\"{}\" type=\"mismatch\">{}</failure>\n    </testcase>",
+                        ">\n      <failure message=\"{}\" type=\"mismatch\">{}\nreproduce: {}</failure>\n    </testcase>",
                         xml_escape(first_line(message)),
-                        xml_escape(message)
+                        xml_escape(message),
+                        xml_escape(&r.reproduce)
                     );
                 }
                 Outcome::KnownFailure { reason, message } => {
@@ -234,11 +284,12 @@ mod tests {
     use super::*;
 
     fn result(kernel: &str, config: &str, outcome: Outcome) -> CaseResult {
-        CaseResult { kernel: kernel.into(), config: config.into(), outcome, time: Duration::from_millis(3) }
+        let reproduce = format!("gcnc check tests/conformance/{kernel}.gk -mcpu={config}");
+        CaseResult { kernel: kernel.into(), config: config.into(), outcome, time: Duration::from_millis(3), reproduce }
     }
 
     #[test]
-    fn table_and_junit() {
+    fn table_markdown_and_junit() {
         let results = vec![
             result("a", "gfx942-w64", Outcome::Pass),
             result("b<&>", "gfx942-w64", Outcome::Fail("element 3: \"x\" < y\nmore".into())),
@@ -250,13 +301,21 @@ mod tests {
             t.starts_with("kernel  gfx942-w64       gfx1100-w32\na       pass     3.0 ms  known    3.0 ms\n"),
             "{t}"
         );
-        assert!(t.contains("failures:\n  b<&> on gfx942-w64: element 3: \"x\" < y\n    more\n"), "{t}");
+        assert!(
+            t.contains("failures:\n  b<&> on gfx942-w64: element 3: \"x\" < y\n    more\n    reproduce: gcnc check tests/conformance/b<&>.gk -mcpu=gfx942-w64\n"),
+            "{t}"
+        );
+        let m = markdown(&results);
+        assert!(m.starts_with("| kernel | gfx942-w64 | gfx1100-w32 |\n|---|---|---|\n| a | pass 3.0 ms | known 3.0 ms |\n"), "{m}");
+        assert!(m.contains("**failures**\n\n- ```\n  b<&> on gfx942-w64: element 3"), "{m}");
+        assert!(m.trim_end().ends_with(t.trim_end().lines().last().unwrap()), "{m}");
         assert!(t.contains("a on gfx1100-w32: f64 isel [compile]"), "{t}");
         assert!(t.contains("2 passed, 1 failed, 1 known failures, of 4 runs (2 kernels on 2 configurations)"), "{t}");
         let x = junit(&results);
         assert!(x.contains("<testsuite name=\"gfx942-w64\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""));
         assert!(x.contains("<testcase name=\"b&lt;&amp;&gt;\" classname=\"conformance.gfx942-w64\""));
         assert!(x.contains("<failure message=\"element 3: &quot;x&quot; &lt; y\" type=\"mismatch\">"));
+        assert!(x.contains("more\nreproduce: gcnc check tests/conformance/b&lt;&amp;&gt;.gk -mcpu=gfx942-w64</failure>"), "{x}");
         assert!(x.contains("<skipped message=\"known failure: f64 isel\">compile</skipped>"));
         assert_eq!(xml_escape("a\u{1}b"), "a\u{fffd}b");
     }

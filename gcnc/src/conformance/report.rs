@@ -49,7 +49,7 @@ fn cell(r: &CaseResult) -> String {
 }
 
 /// The cell of each configuration for each kernel (`-` where a kernel did not run there).
-fn grid<'a>(results: &'a [CaseResult], configs: &[&str], kernel: &str) -> Vec<String> {
+fn grid(results: &[CaseResult], configs: &[&str], kernel: &str) -> Vec<String> {
     configs
         .iter()
         .map(|c| results.iter().find(|r| r.kernel == kernel && r.config == *c).map_or_else(|| "-".to_string(), cell))

@@ -8,7 +8,7 @@ use clap::Parser;
 use fuzz::driver::{fuzz, Settings};
 use fuzz::oracle::{configs, quiet_panics, RunOptions, DEFAULT_MCPUS};
 use fuzz::reduce::Budget;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -96,16 +96,18 @@ fn main() -> ExitCode {
         budget: Budget::default(),
     };
     quiet_panics();
-    let terminal = std::io::stderr().is_terminal();
+    // indicatif draws on a terminal only, at most a few times a second.
+    let bar = indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template("[{bar:30}] {pos}/{len} programs checked, {eta} left")
+            .map(|style| style.progress_chars("#>-"))
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
     let progress = |done: usize, total: usize| {
-        if terminal && (done.is_multiple_of(50) || done == total) {
-            eprint!("\r{done}/{total} programs checked");
-        }
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
     };
     let summary = fuzz(&settings, &progress);
-    if terminal {
-        eprintln!();
-    }
+    bar.finish_and_clear();
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(summary.render().as_bytes());
     if let Some(dir) = &cli.out {

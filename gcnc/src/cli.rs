@@ -718,10 +718,19 @@ fn conformance(opts: &ConformanceOpts) -> Result<()> {
         }
         return write_stdout(text);
     }
-    let mut progress = report::Progress::new();
+    // indicatif draws on a terminal only, and clears the bar at the end.
+    let bar = indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template("[{bar:30}] {pos}/{len} {msg}")
+            .map(|style| style.progress_chars("#>-"))
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
     let results = conformance::run_suite(&suite, &configs, opts.filter.as_deref(), device, |done, total, what| {
-        progress.update(done, total, what)
-    })?;
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        bar.set_message(what.to_string());
+    });
+    bar.finish_and_clear();
+    let results = results?;
     if results.is_empty() {
         bail!("no kernel of the suite matches --filter {}", opts.filter.as_deref().unwrap_or_default());
     }

@@ -1,10 +1,9 @@
 //! How conformance results are shown: a table (kernel × configuration: outcome and time) with
 //! the failures spelled out below it, each with the command that reproduces it, the same as
-//! Markdown, JUnit XML (a `testsuite` per configuration, a `testcase`
-//! per kernel, known failures as `skipped`), and a one-line progress bar for a terminal.
+//! Markdown, and JUnit XML (a `testsuite` per configuration, a `testcase` per kernel, known
+//! failures as `skipped`; written with quick-xml).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::time::Duration;
 
 use super::{CaseResult, Outcome};
@@ -164,119 +163,88 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
-/// `text` escaped for XML attribute values and character data.
-fn xml_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' | '\r' => out.push(c),
-            // Characters XML 1.0 does not allow, even escaped.
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
+/// `text` with the characters XML 1.0 does not allow, even escaped, replaced by U+FFFD
+/// (the writer escapes the others).
+fn xml_chars(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' | '\r' => c,
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 /// The results as JUnit XML: `<testsuites>` with a `<testsuite>` per configuration and a
-/// `<testcase>` per kernel, a `<failure>` for a failure and a `<skipped>` for a known one.
+/// `<testcase>` per kernel, a `<failure>` for a failure (its message, then the command that
+/// reproduces it) and a `<skipped>` for a known one.
 pub fn junit(results: &[CaseResult]) -> String {
+    use quick_xml::events::{BytesDecl, BytesText, Event};
     let (configs, _) = axes(results);
     let secs = |d: Duration| format!("{:.6}", d.as_secs_f64());
-    let (_, failed, known) = counts(results);
-    let total: Duration = results.iter().map(|r| r.time).sum();
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        xml,
-        "<testsuites name=\"gcnc conformance\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"{known}\" time=\"{}\">",
-        results.len(),
-        secs(total)
-    );
-    for config in configs {
-        let mine: Vec<&CaseResult> = results.iter().filter(|r| r.config == config).collect();
+    let counted = |mine: &[&CaseResult]| {
         let (_, failed, known) = counts(mine.iter().copied());
         let time: Duration = mine.iter().map(|r| r.time).sum();
-        let config = xml_escape(config);
-        let _ = writeln!(
-            xml,
-            "  <testsuite name=\"{config}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"{known}\" time=\"{}\">",
-            mine.len(),
-            secs(time)
-        );
-        for r in mine {
-            let _ = write!(
-                xml,
-                "    <testcase name=\"{}\" classname=\"conformance.{config}\" time=\"{}\"",
-                xml_escape(&r.kernel),
-                secs(r.time)
-            );
-            match &r.outcome {
-                Outcome::Pass | Outcome::UnexpectedPass { .. } => xml.push_str("/>\n"),
-                Outcome::Fail(message) => {
-                    let _ = writeln!(
-                        xml,
-                        ">\n      <failure message=\"{}\" type=\"mismatch\">{}\nreproduce: {}</failure>\n    </testcase>",
-                        xml_escape(first_line(message)),
-                        xml_escape(message),
-                        xml_escape(&r.reproduce)
-                    );
-                }
-                Outcome::KnownFailure { reason, message } => {
-                    let _ = writeln!(
-                        xml,
-                        ">\n      <skipped message=\"known failure: {}\">{}</skipped>\n    </testcase>",
-                        xml_escape(reason),
-                        xml_escape(message)
-                    );
-                }
+        [mine.len().to_string(), failed.to_string(), "0".to_string(), known.to_string(), secs(time)]
+    };
+    let attrs = |name: &str, [tests, failures, errors, skipped, time]: [String; 5]| {
+        [("name", name.to_string()), ("tests", tests), ("failures", failures), ("errors", errors), ("skipped", skipped), ("time", time)]
+    };
+    let all: Vec<&CaseResult> = results.iter().collect();
+    let mut writer = quick_xml::Writer::new_with_indent(Vec::new(), b' ', 2);
+    // Writing into a Vec cannot fail.
+    let _ = writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
+    let _ = writer
+        .create_element("testsuites")
+        .with_attributes(attrs("gcnc conformance", counted(&all)).iter().map(|(k, v)| (*k, v.as_str())))
+        .write_inner_content(|w| {
+            for config in &configs {
+                let mine: Vec<&CaseResult> = results.iter().filter(|r| r.config == *config).collect();
+                let config = xml_chars(config);
+                w.create_element("testsuite")
+                    .with_attributes(attrs(&config, counted(&mine)).iter().map(|(k, v)| (*k, v.as_str())))
+                    .write_inner_content(|w| {
+                        for r in &mine {
+                            let name = xml_chars(&r.kernel);
+                            let case = w.create_element("testcase").with_attributes([
+                                ("name", name.as_str()),
+                                ("classname", &format!("conformance.{config}")),
+                                ("time", &secs(r.time)),
+                            ]);
+                            match &r.outcome {
+                                Outcome::Pass | Outcome::UnexpectedPass { .. } => {
+                                    case.write_empty()?;
+                                }
+                                Outcome::Fail(message) => {
+                                    let body = xml_chars(&format!("{message}\nreproduce: {}", r.reproduce));
+                                    let first = xml_chars(first_line(message));
+                                    case.write_inner_content(|w| {
+                                        w.create_element("failure")
+                                            .with_attributes([("message", first.as_str()), ("type", "mismatch")])
+                                            .write_text_content(BytesText::new(&body))?;
+                                        Ok(())
+                                    })?;
+                                }
+                                Outcome::KnownFailure { reason, message } => {
+                                    let why = xml_chars(&format!("known failure: {reason}"));
+                                    let body = xml_chars(message);
+                                    case.write_inner_content(|w| {
+                                        w.create_element("skipped")
+                                            .with_attribute(("message", why.as_str()))
+                                            .write_text_content(BytesText::new(&body))?;
+                                        Ok(())
+                                    })?;
+                                }
+                            }
+                        }
+                        Ok(())
+                    })?;
             }
-        }
-        xml.push_str("  </testsuite>\n");
-    }
-    xml.push_str("</testsuites>\n");
+            Ok(())
+        });
+    let mut xml = String::from_utf8_lossy(&writer.into_inner()).into_owned();
+    xml.push('\n');
     xml
-}
-
-/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
-pub struct Progress {
-    enabled: bool,
-}
-
-impl Progress {
-    /// A bar that draws if stderr is a terminal.
-    pub fn new() -> Progress {
-        use std::io::IsTerminal;
-        Progress { enabled: std::io::stderr().is_terminal() }
-    }
-
-    /// Redraws the bar: `done` of `total` runs, now `what`; at `done == total` it clears the
-    /// line.
-    pub fn update(&mut self, done: usize, total: usize, what: &str) {
-        if !self.enabled {
-            return;
-        }
-        let mut err = std::io::stderr().lock();
-        if done >= total {
-            let _ = write!(err, "\r\x1b[2K");
-        } else {
-            const WIDTH: usize = 30;
-            let filled = done * WIDTH / total.max(1);
-            let bar = format!("{}{}", "#".repeat(filled), "-".repeat(WIDTH - filled));
-            let _ = write!(err, "\r\x1b[2K[{bar}] {done}/{total} {what}");
-        }
-        let _ = err.flush();
-    }
-}
-
-impl Default for Progress {
-    fn default() -> Progress {
-        Progress::new()
-    }
 }
 
 #[cfg(test)]
@@ -317,6 +285,6 @@ mod tests {
         assert!(x.contains("<failure message=\"element 3: &quot;x&quot; &lt; y\" type=\"mismatch\">"));
         assert!(x.contains("more\nreproduce: gcnc check tests/conformance/b&lt;&amp;&gt;.gk -mcpu=gfx942-w64</failure>"), "{x}");
         assert!(x.contains("<skipped message=\"known failure: f64 isel\">compile</skipped>"));
-        assert_eq!(xml_escape("a\u{1}b"), "a\u{fffd}b");
+        assert_eq!(xml_chars("a\u{1}b"), "a\u{fffd}b");
     }
 }

@@ -42,3 +42,8 @@ fi
 
 echo "==> cargo test --workspace --locked"
 cargo test --workspace --locked
+
+# The library builds for an embedder without the program's dependencies (clap, the terminal
+# crates), as gcnc/Cargo.toml's `cli` feature promises.
+echo "==> cargo check -p gcnc --lib --no-default-features --locked"
+cargo check -p gcnc --lib --no-default-features --locked

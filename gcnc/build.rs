@@ -1,5 +1,6 @@
-//! Embeds the conformance suite (`tests/conformance` of the workspace) in the library, so that
-//! `gcnc conformance` runs from any directory: writes `$OUT_DIR/conformance_suite.rs` with one
+//! Embeds the conformance suite (`tests/conformance` of the workspace, linked here as
+//! `conformance` so that a packaged crate carries it) in the library, so that `gcnc
+//! conformance` runs from any directory: writes `$OUT_DIR/conformance_suite.rs` with one
 //! `include_str!` per kernel (`NAME.gk`), per expectation (`expected/*.txt`) and the list of
 //! known failures (`known-failures.txt`), in file-name order so the build is reproducible.
 //! Also records the git commit the program is built from, for `gcnc --version` (`unknown`
@@ -58,7 +59,7 @@ fn record_commit() {
 
 fn main() {
     record_commit();
-    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance");
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
     println!("cargo:rerun-if-changed={}", suite.display());
     println!("cargo:rerun-if-changed={}", suite.join("expected").display());
     let sources = files(&suite, ".gk");

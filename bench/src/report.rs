@@ -16,10 +16,21 @@ struct Metric {
     /// The JSON key and the table heading.
     key: &'static str,
     heading: &'static str,
+    /// Which table of a target shows it.
+    table: Table,
     /// Digits after the point in the table.
     digits: usize,
     gcnc: fn(&GcncSide) -> Option<f64>,
     llvm: fn(&LlvmSide) -> Option<f64>,
+}
+
+/// The two tables of a target, each narrow enough for 100 columns.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Table {
+    /// Compile time and memory.
+    Compile,
+    /// The code: static counts, registers, occupancy and dynamic instructions.
+    Code,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -40,6 +51,7 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "compile_ms",
         heading: "compile ms",
+        table: Table::Compile,
         digits: 2,
         gcnc: |g| Some(ms(g.process.wall)),
         llvm: |l| Some(ms(l.llc.wall)),
@@ -47,6 +59,7 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "compile_in_process_ms",
         heading: "in-process ms",
+        table: Table::Compile,
         digits: 3,
         gcnc: |g| Some(ms(g.in_process)),
         llvm: |l| Some(ms(l.llc_passes)),
@@ -54,6 +67,7 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "end_to_end_ms",
         heading: "vs clang ms",
+        table: Table::Compile,
         digits: 2,
         gcnc: |g| Some(ms(g.process.wall)),
         llvm: |l| Some(ms(l.clang.wall)),
@@ -61,6 +75,7 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "peak_rss_mib",
         heading: "peak RSS MiB",
+        table: Table::Compile,
         digits: 1,
         gcnc: |g| Some(mib(g.process.max_rss_kib)),
         llvm: |l| Some(mib(l.llc.max_rss_kib)),
@@ -68,6 +83,7 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "instructions",
         heading: "insts",
+        table: Table::Code,
         digits: 0,
         gcnc: |g| static_of(&g.quality, |q| q.instructions),
         llvm: |l| static_of(&l.quality, |q| q.instructions),
@@ -75,6 +91,7 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "code_bytes",
         heading: "bytes",
+        table: Table::Code,
         digits: 0,
         gcnc: |g| static_of(&g.quality, |q| q.code_bytes),
         llvm: |l| static_of(&l.quality, |q| q.code_bytes),
@@ -82,6 +99,7 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "sgprs",
         heading: "SGPRs",
+        table: Table::Code,
         digits: 0,
         gcnc: |g| static_of(&g.quality, |q| q.sgprs),
         llvm: |l| static_of(&l.quality, |q| q.sgprs),
@@ -89,47 +107,54 @@ const METRICS: &[Metric] = &[
     Metric {
         key: "vgprs",
         heading: "VGPRs",
+        table: Table::Code,
         digits: 0,
         gcnc: |g| static_of(&g.quality, |q| q.vgprs),
         llvm: |l| static_of(&l.quality, |q| q.vgprs),
     },
     Metric {
         key: "waves_per_simd",
-        heading: "waves/SIMD",
+        heading: "waves",
+        table: Table::Code,
         digits: 0,
         gcnc: |g| static_of(&g.quality, |q| q.waves_per_simd),
         llvm: |l| static_of(&l.quality, |q| q.waves_per_simd),
     },
     Metric {
         key: "s_waitcnt",
-        heading: "s_waitcnt",
+        heading: "waits",
+        table: Table::Code,
         digits: 0,
         gcnc: |g| static_of(&g.quality, |q| q.waitcnts),
         llvm: |l| static_of(&l.quality, |q| q.waitcnts),
     },
     Metric {
         key: "s_nop",
-        heading: "s_nop",
+        heading: "nops",
+        table: Table::Code,
         digits: 0,
         gcnc: |g| static_of(&g.quality, |q| q.nops),
         llvm: |l| static_of(&l.quality, |q| q.nops),
     },
     Metric {
         key: "dyn_insts_per_work_item",
-        heading: "dyn insts/WI",
+        heading: "dyn/WI",
+        table: Table::Code,
         digits: 1,
         gcnc: |g| g.dynamic.as_ref().ok().map(|d| d.per_work_item()),
         llvm: |l| l.dynamic.as_ref().ok().map(|d| d.per_work_item()),
     },
 ];
 
-/// What the cells of the table mean.
-pub const LEGEND: &str = "Each cell: gcnc / LLVM (gcnc ÷ LLVM). compile: the gcnc process against the llc-19 -O3 \
-process (the backend alone, on clang-19 -O3 IR); in-process: gcnc's library compile (source to object bytes) \
-against llc-19's pass pipeline (its -time-passes total: no process start, no IR parsing); vs clang: the gcnc \
-process against clang-19 -O3 -c end to end; peak RSS: gcnc against llc-19. Times are medians. dyn insts/WI: \
-emulated wave-instructions × wave size ÷ work-items. same output: whether both objects wrote bitwise equal \
-buffers.";
+/// What the cells of the tables mean, in lines of at most 100 columns.
+pub const LEGEND: &str = "\
+Each cell: gcnc / LLVM; the last row is the geometric mean of gcnc ÷ LLVM over the kernels where
+both are measured and non-zero (n). compile: the gcnc process against the llc-19 -O3 process (the
+backend alone, on clang-19 -O3 IR); in-process: gcnc's library compile (source to object bytes)
+against llc-19's pass pipeline (its -time-passes total: no process start, no IR parsing); vs
+clang: the gcnc process against clang-19 -O3 -c end to end; peak RSS: gcnc against llc-19. Times
+are medians. waits: s_waitcnt; nops: s_nop; dyn/WI: emulated wave-instructions × wave size ÷
+work-items. same output: whether both objects wrote bitwise equal buffers.";
 
 /// The comparisons of one target.
 pub struct TargetReport<'a> {
@@ -173,30 +198,21 @@ fn fmt_num(v: Option<f64>, digits: usize) -> String {
 }
 
 /// Short text of an error for a table cell: the innermost reason (the last `: `-separated
-/// part long enough to say something), at most 80 characters, without table syntax.
+/// part long enough to say something), at most 40 characters (the row keeps within
+/// [`WIDTH`]; the failures below the tables say it whole), without table syntax.
 fn cell_error(e: &str) -> String {
     let reason = e.rsplit(": ").find(|part| part.trim().len() >= 12).unwrap_or(e);
-    let short: String = reason.chars().take(80).collect();
+    let short: String = reason.chars().take(40).collect();
     short.replace('|', "/").replace('\n', " ")
 }
 
-/// The markdown table of one target, its geometric means, and the failures listed below it.
+/// The markdown tables of one target (compile, then code, each a row per kernel and the
+/// geometric means), the scratch and compile-speed lines, and the failures listed below.
 pub fn markdown(report: &TargetReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### {}\n", report.mcpu);
-    let _ = writeln!(out, "{LEGEND}\n");
-    let mut head = String::from("| kernel |");
-    let mut rule = String::from("|---|");
-    for m in METRICS {
-        let _ = write!(head, " {} |", m.heading);
-        rule.push_str("---|");
-    }
-    head.push_str(" same output |");
-    rule.push_str("---|");
-    let _ = writeln!(out, "{head}\n{rule}");
     let mut notes = Vec::new();
     for c in report.rows {
-        let mut line = format!("| {} |", c.kernel);
         if let Err(e) = &c.gcnc {
             notes.push(format!("- {}: gcnc: {e}", c.kernel));
         }
@@ -214,34 +230,64 @@ pub fn markdown(report: &TargetReport) -> String {
                 notes.push(format!("- {}: {side} on the emulator: {e}", c.kernel));
             }
         }
-        if let Err(e) = &c.gcnc {
-            let _ = write!(line, " gcnc: error ({}) |", cell_error(e));
-            line.push_str(&" |".repeat(METRICS.len()));
+    }
+    for table in [Table::Compile, Table::Code] {
+        let metrics: Vec<&Metric> = METRICS.iter().filter(|m| m.table == table).collect();
+        let mut head = String::from("| kernel |");
+        let mut rule = String::from("|---|");
+        for m in &metrics {
+            let _ = write!(head, " {} |", m.heading);
+            rule.push_str("---:|");
+        }
+        if table == Table::Compile {
+            head.push_str(" same output |");
+            rule.push_str("---|");
+        }
+        let _ = writeln!(out, "{head}\n{rule}");
+        for c in report.rows {
+            let mut line = format!("| {} |", c.kernel);
+            if let Err(e) = &c.gcnc {
+                let _ = write!(line, " gcnc: error ({}) |", cell_error(e));
+                line.push_str(&" |".repeat(metrics.len() - 1 + usize::from(table == Table::Compile)));
+                let _ = writeln!(out, "{line}");
+                continue;
+            }
+            for m in &metrics {
+                let (g, l) = pair(m, c);
+                let _ = write!(line, " {}/{} |", fmt_num(g, m.digits), fmt_num(l, m.digits));
+            }
+            if table == Table::Compile {
+                let same = match c.outputs_equal() {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "–",
+                };
+                let _ = write!(line, " {same} |");
+            }
             let _ = writeln!(out, "{line}");
-            continue;
         }
-        for m in METRICS {
-            let (g, l) = pair(m, c);
-            let r = ratio(g, l).map_or_else(|| "–".to_string(), |r| format!("{r:.2}"));
-            let _ = write!(line, " {} / {} ({r}) |", fmt_num(g, m.digits), fmt_num(l, m.digits));
+        let mut line = String::from("| **geomean** |");
+        let mut fewer = Vec::new();
+        for m in &metrics {
+            let (mean, n) = geomean(m, report.rows);
+            let _ = write!(line, " {} |", fmt_num(mean, 3));
+            if n < report.rows.iter().filter(|c| c.gcnc.is_ok()).count() {
+                fewer.push(format!("{} {n}", m.heading));
+            }
         }
-        let same = match c.outputs_equal() {
-            Some(true) => "yes",
-            Some(false) => "no",
-            None => "–",
-        };
-        let _ = writeln!(out, "{line} {same} |");
+        if table == Table::Compile {
+            line.push_str(" |");
+        }
+        let _ = writeln!(out, "{line}\n");
+        if !fewer.is_empty() {
+            let text = format!("Means over fewer kernels (both measured and non-zero): {}.", fewer.join(", "));
+            let _ = writeln!(out, "{}\n", wrap(&text, "", WIDTH));
+        }
     }
-    let mut line = String::from("| **geomean gcnc/LLVM** |");
-    for m in METRICS {
-        let (mean, n) = geomean(m, report.rows);
-        let _ = write!(line, " **{}** (n={n}) |", fmt_num(mean, 3));
-    }
-    let _ = writeln!(out, "{line} |");
     let excluded = report.rows.iter().filter(|c| c.gcnc.is_err()).count();
     let _ = writeln!(
         out,
-        "\n{} kernel(s); {excluded} excluded from the means because gcnc cannot compile them yet.",
+        "{} kernel(s); {excluded} excluded from the means because gcnc cannot compile them yet.",
         report.rows.len()
     );
     // Scratch memory: the kernels where gcnc's code needs more per work-item than LLVM's (the
@@ -261,27 +307,151 @@ pub fn markdown(report: &TargetReport) -> String {
         }
     }
     let list = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-    let _ = writeln!(
-        out,
-        "Scratch bytes per work-item, gcnc | LLVM, where either uses any: {}; more than LLVM's: {}.",
-        list(&used),
-        list(&more)
-    );
+    let scratch = format!("Scratch bytes per work-item, gcnc | LLVM, where either uses any: {}.", list(&used));
+    let _ = writeln!(out, "{}", wrap(&scratch, "", WIDTH));
+    let _ = writeln!(out, "{}", wrap(&format!("More scratch than LLVM's: {}.", list(&more)), "", WIDTH));
+    if let Some(line) = speed_line(report) {
+        let _ = writeln!(out, "{line}");
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(out, "\nFailures:");
+        for note in notes {
+            let _ = writeln!(out, "{}", wrap(&note, "  ", WIDTH));
+        }
+    }
+    out
+}
+
+/// The width the report's lines keep within.
+pub const WIDTH: usize = 100;
+
+/// `text` broken between words into lines of at most `width` characters (a longer word keeps
+/// its own line), the lines after the first indented by `indent` (a Markdown list item's).
+fn wrap(text: &str, indent: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = indent.to_string();
+        }
+        if !line.is_empty() && line != indent {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out
+}
+
+/// How much faster gcnc compiles than llc-19, as a process and in process (geometric means).
+fn speed_line(report: &TargetReport) -> Option<String> {
     let speedup = |key: &str| {
         let metric = METRICS.iter().find(|m| m.key == key).expect("a metric of the table");
         geomean(metric, report.rows).0.map(|t| 1.0 / t)
     };
-    if let (Some(process), Some(library)) = (speedup("compile_ms"), speedup("compile_in_process_ms")) {
-        let _ = writeln!(
-            out,
-            "Compile speed (geometric mean): gcnc is {process:.1}x faster than llc-19 -O3 as a process, \
-             {library:.1}x in process (its library against llc's pass pipeline)."
-        );
+    let (process, library) = (speedup("compile_ms")?, speedup("compile_in_process_ms")?);
+    Some(format!(
+        "Compile speed: gcnc is {process:.1}x faster than llc-19 -O3 as a process, {library:.1}x in process."
+    ))
+}
+
+/// The summary the report starts with: per target, the geometric mean of each ratio, and the
+/// five kernels whose dynamic instructions per work-item are furthest above LLVM's.
+pub fn summary(reports: &[TargetReport]) -> String {
+    let mut out = String::from("## Summary\n\n");
+    let keys = ["instructions", "code_bytes", "vgprs", "sgprs", "s_waitcnt", "dyn_insts_per_work_item", "compile_ms"];
+    let metrics: Vec<&Metric> = keys.iter().filter_map(|k| METRICS.iter().find(|m| m.key == *k)).collect();
+    let _ = writeln!(out, "Geometric means of gcnc ÷ LLVM (lower is better for gcnc):\n");
+    let mut head = String::from("| target |");
+    let mut rule = String::from("|---|");
+    for m in &metrics {
+        let _ = write!(head, " {} |", m.heading);
+        rule.push_str("---:|");
     }
-    if !notes.is_empty() {
-        let _ = writeln!(out, "\nFailures:\n{}", notes.join("\n"));
+    let _ = writeln!(out, "{head}\n{rule}");
+    for report in reports {
+        let mut line = format!("| {} |", report.mcpu);
+        for m in &metrics {
+            let _ = write!(line, " {} |", fmt_num(geomean(m, report.rows).0, 3));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let dynamic = METRICS.iter().find(|m| m.key == "dyn_insts_per_work_item").expect("a metric of the table");
+    for report in reports {
+        let mut worst: Vec<(f64, &str)> = report
+            .rows
+            .iter()
+            .filter_map(|c| {
+                let (g, l) = pair(dynamic, c);
+                Some((ratio(g, l)?, c.kernel.as_str()))
+            })
+            .collect();
+        worst.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        let five: Vec<String> = worst.iter().take(5).map(|(r, k)| format!("{k} {r:.2}")).collect();
+        let text = format!("{}: the five highest dyn/WI ratios: {}.", report.mcpu, five.join(", "));
+        let _ = writeln!(out, "\n{}", wrap(&text, "", WIDTH));
+        if let Some(line) = speed_line(report) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     out
+}
+
+/// An SVG bar chart of one target's gcnc ÷ LLVM ratios per kernel: static instructions and
+/// dynamic instructions per work-item, a bar each, with the line of equality at 1.
+pub fn chart(report: &TargetReport) -> Result<String, String> {
+    use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let series: Vec<(&str, &Metric, RGBColor)> = [("static instructions", "instructions", BLUE), ("dyn/WI", "dyn_insts_per_work_item", RED)]
+        .into_iter()
+        .filter_map(|(label, key, color)| Some((label, METRICS.iter().find(|m| m.key == key)?, color)))
+        .collect();
+    let rows: Vec<&Comparison> = report.rows.iter().filter(|c| c.gcnc.is_ok()).collect();
+    let ratios: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|c| series.iter().map(|(_, m, _)| { let (g, l) = pair(m, c); ratio(g, l).unwrap_or(0.0) }).collect())
+        .collect();
+    let top = ratios.iter().flatten().copied().fold(1.0f64, f64::max) * 1.1;
+    let height = 80 + 22 * rows.len() as u32;
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
+        let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+        area.fill(&WHITE).map_err(e)?;
+        let names: Vec<&str> = rows.iter().map(|c| c.kernel.as_str()).collect();
+        let mut chart = ChartBuilder::on(&area)
+            .caption(format!("gcnc ÷ LLVM 19 -O3, {}", report.mcpu), ("sans-serif", 20))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(150)
+            .build_cartesian_2d(0.0..top, 0.0..rows.len() as f64)
+            .map_err(e)?;
+        chart.configure_mesh().disable_y_mesh().y_labels(0).x_desc("gcnc ÷ LLVM").draw().map_err(e)?;
+        // Each kernel's name beside its bars (the mesh would label round values of the axis).
+        let style = ("sans-serif", 12).into_text_style(&area).pos(Pos::new(HPos::Right, VPos::Center));
+        for (i, name) in names.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(0.0, i as f64 + 0.5));
+            area.draw(&Text::new(name.to_string(), (x - 6, y), style.clone())).map_err(e)?;
+        }
+        let slot = 0.8 / series.len() as f64;
+        for (k, (label, _, color)) in series.iter().enumerate() {
+            let bars = ratios.iter().enumerate().map(|(i, r)| {
+                let y0 = i as f64 + 0.1 + slot * k as f64;
+                Rectangle::new([(0.0, y0), (r[k], y0 + slot)], color.filled())
+            });
+            chart.draw_series(bars).map_err(e)?.label(*label).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
+            });
+        }
+        chart
+            .draw_series(LineSeries::new([(1.0, 0.0), (1.0, rows.len() as f64)], BLACK.stroke_width(1)))
+            .map_err(e)?;
+        chart.configure_series_labels().background_style(WHITE).border_style(BLACK).draw().map_err(e)?;
+        area.present().map_err(e)?;
+    }
+    Ok(svg)
 }
 
 fn side_json<T>(side: &Result<T, String>, f: impl Fn(&T) -> Value) -> Value {
@@ -406,5 +576,44 @@ mod tests {
         assert!(text.contains("| d | gcnc: error (no) |"), "{text}");
         assert!(text.contains("4 kernel(s); 1 excluded"), "{text}");
         assert!(text.contains("gcnc is 1.6x faster than llc-19"), "{text}");
+        // Both tables give each kernel a row and end with the means.
+        assert_eq!(text.matches("| b |").count(), 2, "{text}");
+        assert_eq!(text.matches("| **geomean** |").count(), 2, "{text}");
+        assert!(text.contains("| b | 10/10 | 40/40 | 8/8 | 4/4 | 8/8 | 1/1 | 6/3 | –/– |"), "{text}");
+        assert!(text.contains("Means over fewer kernels (both measured and non-zero): nops 1, dyn/WI 0."), "{text}");
+    }
+
+    /// The summary names the means and the worst kernels first; every line of the report
+    /// keeps within 100 columns with long names and large numbers; the chart is an SVG with a
+    /// bar per kernel and ratio.
+    #[test]
+    fn summary_first_narrow_lines_and_a_chart() {
+        let mut rows: Vec<Comparison> = (0..7)
+            .map(|i| row(&format!("kernel_name_{i:04}"), 12345, 54321, 4000 + i, 3000))
+            .collect();
+        for (i, r) in rows.iter_mut().enumerate() {
+            if let Ok(g) = &mut r.gcnc {
+                g.dynamic = Ok(crate::dynamic::Dynamic { wave_instructions: 1000 + 10 * i as u64, wave_size: 64, work_items: 64, buffers: Vec::new() });
+            }
+            if let Ok(l) = &mut r.llvm {
+                l.dynamic = Ok(crate::dynamic::Dynamic { wave_instructions: 1000, wave_size: 64, work_items: 64, buffers: Vec::new() });
+            }
+        }
+        rows.push(Comparison { kernel: "broken".into(), gcnc: Err("x: ".repeat(60)), llvm: rows[0].llvm.clone() });
+        let report = TargetReport { mcpu: "gfx1100", rows: &rows };
+        let text = format!("{}\n{LEGEND}\n{}", summary(std::slice::from_ref(&report)), markdown(&report));
+        for line in text.lines() {
+            assert!(line.chars().count() <= WIDTH, "{} columns: {line}", line.chars().count());
+        }
+        assert!(text.starts_with("## Summary"), "{text}");
+        // dyn/WI ratios 1.00 to 1.06: the five highest, highest first.
+        assert!(
+            text.contains("gfx1100: the five highest dyn/WI ratios: kernel_name_0006 1.06, kernel_name_0005 1.05,"),
+            "{text}"
+        );
+        let svg = chart(&report).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{svg}");
+        assert!(svg.contains("kernel_name_0003") && !svg.contains("broken"), "{svg}");
+        assert_eq!(svg.matches("<rect").count() >= 2 * 7, true, "{svg}");
     }
 }

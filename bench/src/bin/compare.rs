@@ -2,13 +2,15 @@
 //! crate documentation and README.md's "Benchmark" section.
 //!
 //! `cargo run -p bench --bin compare -- [--out DIR] [--filter P] [--reps N] [--mcpu CPU]...`
-//! prints a markdown table per target and writes `DIR/compare.md` and `DIR/compare.json`.
+//! prints a summary (the geometric means and the five worst kernels per target), then two
+//! markdown tables per target, and writes `DIR/compare.md`, `DIR/compare.json` and an SVG chart
+//! of the ratios per target, `DIR/compare-TARGET.svg`.
 //! Run with `--measure-child PROG ARGS...` it is the measuring relay of `bench::measure`.
 
 use anyhow::{Context, Result};
 use bench::compare::{Config, TargetSpec};
 use bench::measure::{relay_main, Measurer, RELAY_FLAG};
-use bench::report::{json, markdown, TargetReport, LEGEND};
+use bench::report::{chart, json, markdown, summary, TargetReport, LEGEND};
 use bench::{build_gcnc, find_tool, run_all, suite, DEFAULT_TARGETS};
 use clap::Parser;
 use std::path::PathBuf;
@@ -66,8 +68,14 @@ fn run(argv: &[String]) -> Result<()> {
         reps: cli.reps.max(1),
         work_dir,
     };
+    if cli.filter.as_deref() == Some("") {
+        anyhow::bail!("--filter is empty: give part of a kernel's name");
+    }
     let (kernels, orphans) =
         suite::discover(&root.join("tests/conformance"), &root.join("bench/cl"), cli.filter.as_deref())?;
+    if kernels.is_empty() {
+        anyhow::bail!("no bench kernel matches --filter {}", cli.filter.as_deref().unwrap_or_default());
+    }
     if !orphans.is_empty() {
         eprintln!("note: no conformance kernel (tests/conformance/NAME.gk) yet for: {}", orphans.join(", "));
     }
@@ -75,14 +83,20 @@ fn run(argv: &[String]) -> Result<()> {
         if cli.mcpu.is_empty() { DEFAULT_TARGETS.iter().map(|s| s.to_string()).collect() } else { cli.mcpu };
     let targets: Vec<TargetSpec> = mcpus.into_iter().map(|mcpu| TargetSpec { mcpu }).collect();
     let results = run_all(&config, &kernels, &targets);
+    let reports: Vec<TargetReport> = results.iter().map(|(mcpu, rows)| TargetReport { mcpu, rows }).collect();
     let mut text =
-        format!("## gcnc vs LLVM 19: {} kernel(s), median of {} run(s) per compile\n\n", kernels.len(), config.reps);
+        format!("# gcnc vs LLVM 19: {} kernel(s), median of {} run(s) per compile\n\n", kernels.len(), config.reps);
+    text.push_str(&summary(&reports));
+    text.push_str(&format!("\n## Per kernel\n\n{LEGEND}\n\n"));
     let mut targets_json = Vec::new();
-    for (mcpu, rows) in &results {
-        let report = TargetReport { mcpu, rows };
-        text.push_str(&markdown(&report));
+    for report in &reports {
+        text.push_str(&markdown(report));
         text.push('\n');
-        targets_json.push(json(&report));
+        targets_json.push(json(report));
+        let svg = chart(report).map_err(|e| anyhow::anyhow!("drawing the chart of {}: {e}", report.mcpu))?;
+        let svg_path = out.join(format!("compare-{}.svg", report.mcpu.replace(':', "_")));
+        std::fs::write(&svg_path, svg).with_context(|| format!("writing '{}'", svg_path.display()))?;
+        eprintln!("wrote {}", svg_path.display());
     }
     print!("{text}");
     let doc = serde_json::json!({ "reps": config.reps, "legend": LEGEND, "targets": targets_json });

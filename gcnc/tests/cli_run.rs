@@ -316,8 +316,12 @@ fn the_optimizer_issues_example_is_short() {
     let out = gcnc(&["compile", src.to_str().unwrap(), "-mcpu=gfx1100", "-O2", "-S", "-o", "-"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let asm = text(&out.stdout);
+    // The kernel's lines: from its label to the end label `.size` reads, without the
+    // directives and the metadata around them.
     let insts: Vec<&str> = asm
         .lines()
+        .skip_while(|l| *l != "u:")
+        .take_while(|l| !l.starts_with(".Lfunc_end"))
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with(';') && !l.starts_with('.') && !l.ends_with(':'))
         .collect();

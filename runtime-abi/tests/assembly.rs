@@ -136,20 +136,8 @@ fn assemble(text: &str, tag: &str) -> Vec<u8> {
     std::fs::read(&object).unwrap()
 }
 
-/// A metadata document with every map's keys in order.
-fn sorted(doc: Doc) -> Doc {
-    match doc {
-        Doc::Map(mut entries) => {
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Doc::Map(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        Doc::List(items) => Doc::List(items.into_iter().map(sorted).collect()),
-        scalar => scalar,
-    }
-}
-
 fn metadata_doc(object: &ReadObject) -> Doc {
-    sorted(msgpack::decode(object.metadata_msgpack.as_ref().unwrap(), 0).unwrap())
+    msgpack::decode(object.metadata_msgpack.as_ref().unwrap(), 0).unwrap().sorted()
 }
 
 /// The file's bytes of `object`'s section `name`.

@@ -78,6 +78,19 @@ impl Doc {
         }
     }
 
+    /// The document with every map's entries in key order, so that two documents compare
+    /// equal whatever order their maps were written in.
+    pub fn sorted(self) -> Doc {
+        match self {
+            Doc::Map(mut entries) => {
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                Doc::Map(entries.into_iter().map(|(k, v)| (k, v.sorted())).collect())
+            }
+            Doc::List(items) => Doc::List(items.into_iter().map(Doc::sorted).collect()),
+            scalar => scalar,
+        }
+    }
+
     /// The text of a scalar as YAML shows it unquoted (strings as they are), or None for a
     /// list or a map. Two documents agree field by field when their scalars have equal texts.
     pub fn scalar_text(&self) -> Option<String> {

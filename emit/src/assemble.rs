@@ -135,10 +135,12 @@ fn size_of(inst: &Inst, family: isa::opcode::Family, scratch: &mut Vec<u8>) -> R
 /// branch's offset needs a literal in `s_add_u32` and an inline high dword, as this one does.
 const FAR: i64 = 1 << 20;
 
-/// Assembles `func` into machine code, and into assembly text when `text` (printing costs a
-/// good part of the time, so a compile that writes only an object skips it). `sgpr_limit` is
+/// Assembles `func` into machine code, and into assembly text when `text` is `Some(f)`
+/// (printing costs a good part of the time, so a compile that writes only an object skips
+/// it): `f` is the function's place in its file, and block `b` is labelled `.LBB<f>_<b>`, as
+/// clang labels its blocks, so that the labels of a file's kernels differ. `sgpr_limit` is
 /// the processor's count of addressable SGPRs, below which a long branch finds its pair.
-pub fn assemble(func: &Function, sgpr_limit: u16, text: bool) -> Result<Assembled, EmitError> {
+pub fn assemble(func: &Function, sgpr_limit: u16, text: Option<usize>) -> Result<Assembled, EmitError> {
     let family = func.family;
     let mut blocks: Vec<Vec<Placed>> = Vec::with_capacity(func.blocks.len());
     for (b, block) in func.blocks.iter().enumerate() {
@@ -205,8 +207,8 @@ pub fn assemble(func: &Function, sgpr_limit: u16, text: bool) -> Result<Assemble
     let mut asm = String::new();
     let mut inst_count = 0;
     for (b, placed) in blocks.iter_mut().enumerate() {
-        if text {
-            let _ = writeln!(asm, ".LBB{b}:");
+        if let Some(f) = text {
+            let _ = writeln!(asm, ".LBB{f}_{b}:");
         }
         for (k, p) in placed.iter_mut().enumerate() {
             match (p.target, pair.filter(|_| long[b][k])) {
@@ -223,9 +225,12 @@ pub fn assemble(func: &Function, sgpr_limit: u16, text: bool) -> Result<Assemble
                             source,
                         })?;
                         inst_count += 1;
-                        if text {
-                            let note =
-                                if i + 1 == seq.len() { format!(" ; long branch to .LBB{t}") } else { String::new() };
+                        if let Some(f) = text {
+                            let note = if i + 1 == seq.len() {
+                                format!(" ; long branch to .LBB{f}_{t}")
+                            } else {
+                                String::new()
+                            };
                             let _ = writeln!(asm, "\t{}{note}", print_inst(inst, family, func.wave_size));
                         }
                     }
@@ -253,12 +258,10 @@ pub fn assemble(func: &Function, sgpr_limit: u16, text: bool) -> Result<Assemble
                 })?;
             }
             inst_count += 1;
-            if !text {
-                continue;
-            }
+            let Some(f) = text else { continue };
             match p.target {
                 Some(t) => {
-                    let _ = writeln!(asm, "\t{} .LBB{t}", p.inst.opcode.name(family));
+                    let _ = writeln!(asm, "\t{} .LBB{f}_{t}", p.inst.opcode.name(family));
                 }
                 None => {
                     let _ = writeln!(asm, "\t{}", print_inst(&p.inst, family, func.wave_size));

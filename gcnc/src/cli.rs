@@ -153,7 +153,8 @@ pub enum EmitKind {
     Hsaco,
     /// A relocatable object (ET_REL), as -c.
     Obj,
-    /// Assembly text that llvm-mc-19 reassembles, as -S.
+    /// An assembly file, as -S: the target ID, each kernel's code and `.amdhsa_kernel`
+    /// descriptor directives, and the metadata, which llvm-mc-19 assembles into the -c object.
     Asm,
     /// Textual IR after lowering.
     Ir,
@@ -196,7 +197,10 @@ pub struct CompileOpts {
     /// Write a relocatable object (.o)
     #[arg(short = 'c', conflicts_with_all = ["asm", "emit"])]
     pub obj: bool,
-    /// Write assembly text (.s)
+    /// Write an assembly file (.s): `.amdgcn_target`, each kernel's instructions and
+    /// `.amdhsa_kernel` block (every descriptor field), and `.amdgpu_metadata`;
+    /// `llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=PROC -filetype=obj` (with -mattr for the
+    /// target ID's features and +wavefrontsize64 for GFX10+ wave64) makes it the -c object
     #[arg(short = 'S', conflicts_with = "emit")]
     pub asm: bool,
     /// What to write [default: hsaco]

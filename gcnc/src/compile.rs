@@ -6,6 +6,7 @@ use crate::launch::ScalarType;
 use frontend_ir::verifier::{verify_function, verify_module, VerifierErrors};
 use frontend_ir::{FuncId, FuncKind, Function, InstData, Module, SourceLoc};
 use isa::processor::Target;
+use runtime_abi::assembly::{write_assembly, AssemblyError, KernelText};
 use runtime_abi::descriptor::{set_register_counts, KernelDescriptor, RegisterUse};
 use runtime_abi::elf::{CodeObject, KernelCode};
 use runtime_abi::initial_state::enable_inputs;
@@ -23,8 +24,8 @@ pub struct Options {
     /// Threads to compile a module's kernels on; the output is the same for any count.
     pub threads: usize,
     /// Also produce each kernel's final MIR and assembly text ([`Compiled::mir`] and
-    /// [`Compiled::asm`], for `-S`, `--emit=mir` and tests); off by default, since printing
-    /// costs about a tenth of a compile.
+    /// [`Compiled::asm`], for `-S` ([`Compiled::assembly`]), `--emit=mir` and tests); off by
+    /// default, since printing costs about a tenth of a compile.
     pub text: bool,
     /// The optimization level, 0 to 3 (`-O0` to `-O3`; 2 by default): which IR passes run
     /// ([`opt::pipeline`]).
@@ -286,13 +287,28 @@ pub struct KernelStats {
     pub pass_times: Vec<(&'static str, Duration)>,
 }
 
+/// A kernel's assembly: its instructions, and what the directives of `-S` say beyond the code
+/// object ([`Compiled::assembly`]).
+#[derive(Clone, Debug)]
+pub struct KernelAsm {
+    /// The kernel's name.
+    pub name: String,
+    /// Its instructions and block labels, as llvm-mc reads them; block `b` of the module's
+    /// `k`-th kernel is `.LBB<k>_<b>`, so the labels of a file differ (empty unless
+    /// [`Options::text`]).
+    pub text: String,
+    /// The registers its descriptor's counts were computed from, which `.amdhsa_next_free_*`
+    /// and `.amdhsa_reserve_*` say.
+    pub registers: RegisterUse,
+}
+
 /// The result of compiling a module.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     /// The code object, ready for `runtime_abi`'s writers.
     pub object: CodeObject,
-    /// Assembly text of each kernel, in order (empty text unless [`Options::text`]).
-    pub asm: Vec<(String, String)>,
+    /// Assembly of each kernel, in order (empty text unless [`Options::text`]).
+    pub asm: Vec<KernelAsm>,
     /// The final MIR of each kernel, as text (empty unless [`Options::text`]).
     pub mir: Vec<(String, String)>,
     /// Per-kernel statistics.
@@ -334,6 +350,16 @@ impl Compiled {
     pub fn shared(&self) -> Vec<u8> {
         runtime_abi::elf::write_shared(&self.object)
     }
+
+    /// The assembly file (`-S`): the target, each kernel's code and `.amdhsa_kernel` block,
+    /// and the metadata, which `llvm-mc-19 -filetype=obj` assembles into
+    /// [`Compiled::relocatable`]'s code, descriptors and metadata
+    /// ([`runtime_abi::assembly::write_assembly`]). Needs the text of [`Options::text`].
+    pub fn assembly(&self) -> Result<String, AssemblyError> {
+        let texts: Vec<KernelText> =
+            self.asm.iter().map(|k| KernelText { body: &k.text, registers: k.registers }).collect();
+        write_assembly(&self.object, &texts)
+    }
 }
 
 /// Compiles every kernel of `module` for `target`.
@@ -352,8 +378,8 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
     let threads = options.threads.clamp(1, kernels.len());
     let mut results: Vec<Option<Result<KernelOutput, CompileError>>> = (0..kernels.len()).map(|_| None).collect();
     if threads == 1 {
-        for (slot, &id) in results.iter_mut().zip(&kernels) {
-            *slot = Some(compile_kernel(module, id, target, options));
+        for (index, (slot, &id)) in results.iter_mut().zip(&kernels).enumerate() {
+            *slot = Some(compile_kernel(module, id, index, target, options));
         }
     } else {
         let done: Vec<Vec<(usize, Result<KernelOutput, CompileError>)>> = std::thread::scope(|scope| {
@@ -363,7 +389,7 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
                     scope.spawn(move || {
                         (t..kernels.len())
                             .step_by(threads)
-                            .map(|i| (i, compile_kernel(module, kernels[i], target, options)))
+                            .map(|i| (i, compile_kernel(module, kernels[i], i, target, options)))
                             .collect()
                     })
                 })
@@ -385,7 +411,7 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
         let mut out = result.expect("every kernel was compiled")?;
         compiled.printed.append(&mut out.printed);
         compiled.mir.push((out.code.name.clone(), out.mir));
-        compiled.asm.push((out.code.name.clone(), out.asm));
+        compiled.asm.push(out.asm);
         compiled.stats.push(out.stats);
         compiled.object.kernels.push(out.code);
     }
@@ -396,7 +422,7 @@ pub fn compile(module: &Module, target: &Target, options: &Options) -> Result<Co
 struct KernelOutput {
     code: KernelCode,
     mir: String,
-    asm: String,
+    asm: KernelAsm,
     stats: KernelStats,
     printed: Vec<StageDump>,
 }
@@ -465,16 +491,17 @@ pub fn wave_target(func: &Function, target: &Target, options: &Options) -> u16 {
     asked.max(target.waves_per_simd_for(lanes)).min(max) as u16
 }
 
-/// Runs the pipeline for one kernel; an error after some stage was printed carries what was
-/// ([`CompileError::AfterPrinting`]).
+/// Runs the pipeline for one kernel, the module's `index`-th (which names its block labels);
+/// an error after some stage was printed carries what was ([`CompileError::AfterPrinting`]).
 fn compile_kernel(
     module: &Module,
     id: FuncId,
+    index: usize,
     target: &Target,
     options: &Options,
 ) -> Result<KernelOutput, CompileError> {
     let mut printed = Vec::new();
-    run_pipeline(module, id, target, options, &mut printed).map_err(|error| match printed.is_empty() {
+    run_pipeline(module, id, index, target, options, &mut printed).map_err(|error| match printed.is_empty() {
         true => error,
         false => CompileError::AfterPrinting { error: Box::new(error), printed },
     })
@@ -484,6 +511,7 @@ fn compile_kernel(
 fn run_pipeline(
     module: &Module,
     id: FuncId,
+    index: usize,
     target: &Target,
     options: &Options,
     printed: &mut Vec<StageDump>,
@@ -607,7 +635,7 @@ fn run_pipeline(
         timed("delay_alu", t);
         after("delay_alu", &mir)?;
         let t = Instant::now();
-        match emit::assemble::assemble(&mir, proc.sgprs, options.text) {
+        match emit::assemble::assemble(&mir, proc.sgprs, options.text.then_some(index)) {
             Ok(assembled) => {
                 timed("assemble", t);
                 break (sel, mir, alloc, hazards, clause_nops, waits, delays, assembled);
@@ -664,7 +692,7 @@ fn run_pipeline(
     };
     Ok(KernelOutput {
         mir: if options.text { mir.to_string() } else { String::new() },
-        asm: assembled.asm,
+        asm: KernelAsm { name: kernel.clone(), text: assembled.asm, registers: regs },
         code: KernelCode { name: kernel, code: assembled.code, descriptor, metadata: meta },
         stats,
         printed: std::mem::take(printed),

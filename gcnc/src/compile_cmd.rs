@@ -1,9 +1,10 @@
 //! `gcnc compile`: reads a module, compiles it for the target of the command line, and writes
-//! what `-c`, `-S` or `--emit` ask for (a linked code object by default), whole or not at all
-//! (written through to a device or FIFO).
+//! what `-c`, `-S` or `--emit` ask for (a linked code object by default; `-S` the assembly file
+//! of `gcnc::Compiled::assembly`, which llvm-mc-19 assembles into the `-c` object), whole or
+//! not at all (written through to a device or FIFO).
 
 use crate::cli::write_file;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use gcnc::compile::{Options, Stages};
 use runtime_abi::kernarg::CodeObjectVersion;
 use std::path::PathBuf;
@@ -98,9 +99,7 @@ pub fn run(opts: &CompileOpts) -> Result<()> {
     let bytes = match kind {
         EmitKind::Hsaco => compiled.shared(),
         EmitKind::Obj => compiled.relocatable(),
-        EmitKind::Asm => {
-            compiled.asm.iter().map(|(name, text)| format!("{name}:\n{text}")).collect::<String>().into_bytes()
-        }
+        EmitKind::Asm => compiled.assembly().context("cannot write the assembly file")?.into_bytes(),
         EmitKind::Mir => compiled.mir.iter().map(|(_, text)| text.as_str()).collect::<String>().into_bytes(),
         EmitKind::Ir => unreachable!("handled above"),
     };

@@ -395,6 +395,62 @@ fn examples_run_from_their_launch_lines() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `compile -S` writes an assembly file that llvm-mc-19, given the target ID's features (and
+/// the wave size) as `-mattr`, assembles into the object `compile -c` writes, as `gcnc inspect`
+/// shows both (ELF header, target ID, every descriptor field, the metadata; file offsets
+/// aside): for target IDs with feature suffixes, wave64, and each code-object version. `-o -`
+/// writes the same text to stdout, and without `-o` the file is the input's name with `.s`.
+#[test]
+fn assembly_output_reassembles_to_the_object() {
+    if !Command::new("llvm-mc-19").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: llvm-mc-19 is not on PATH (scripts/test.sh installs it); no -S output was assembled");
+        return;
+    }
+    let matmul = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/matmul.gk"));
+    let (dir, src) = temp_source("cli-asm", "matmul.gk", &matmul.unwrap());
+    let src = src.to_str().unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let inspect = |object: &str| {
+        let out = gcnc(&["inspect", object]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let shown = text(&out.stdout);
+        let offsets = ["descriptor_offset:", "code_offset:"];
+        shown.lines().filter(|l| !offsets.iter().any(|o| l.trim_start().starts_with(o))).collect::<Vec<_>>().join("\n")
+    };
+    let configs = [
+        ("gfx942:sramecc+:xnack-", vec!["-mcode-object-version=4"], "+sramecc,-xnack"),
+        ("gfx942:xnack+", vec!["-mcode-object-version=6"], "+xnack"),
+        ("gfx1100", vec!["-mwavefrontsize64"], "+wavefrontsize64"),
+    ];
+    for (mcpu, flags, mattr) in configs {
+        let mcpu_flag = format!("-mcpu={mcpu}");
+        let compile = |kind: &str, out: &str| {
+            let mut args = vec!["compile", src, mcpu_flag.as_str(), kind, "-o", out];
+            args.extend(flags.iter().copied());
+            let output = gcnc(&args);
+            assert!(output.status.success(), "{mcpu} {kind}: {}", text(&output.stderr));
+            output.stdout
+        };
+        let (asm, obj, reassembled) = (path("k.s"), path("k.o"), path("k.mc.o"));
+        compile("-S", &asm);
+        compile("-c", &obj);
+        let stdout = compile("-S", "-");
+        assert_eq!(stdout, std::fs::read(&asm).unwrap(), "{mcpu}: -o - writes the file's text");
+        let processor = mcpu.split(':').next().unwrap();
+        let mc = Command::new("llvm-mc-19")
+            .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={processor}"), &format!("-mattr={mattr}")])
+            .args(["-filetype=obj", &asm, "-o", &reassembled])
+            .output()
+            .unwrap();
+        assert!(mc.status.success(), "{mcpu}: llvm-mc-19: {}", text(&mc.stderr));
+        assert_eq!(inspect(&reassembled), inspect(&obj), "{mcpu} {flags:?}");
+    }
+    let out = gcnc(&["compile", src, "-S"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&std::fs::read(path("matmul.s")).unwrap()).contains(".amdhsa_kernel matmul"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `gcnc targets` lists every processor of the table, in order, and says which it compiles for.
 #[test]
 fn targets_lists_the_processor_table() {
@@ -518,8 +574,12 @@ fn the_optimizer_issues_example_is_short() {
     let out = gcnc(&["compile", src.to_str().unwrap(), "-mcpu=gfx1100", "-O2", "-S", "-o", "-"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let asm = text(&out.stdout);
+    // The kernel's lines: from its label to the end label `.size` reads, without the
+    // directives and the metadata around them.
     let insts: Vec<&str> = asm
         .lines()
+        .skip_while(|l| *l != "u:")
+        .take_while(|l| !l.starts_with(".Lfunc_end"))
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with(';') && !l.starts_with('.') && !l.ends_with(':'))
         .collect();

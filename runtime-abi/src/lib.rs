@@ -9,7 +9,9 @@
 //!             workgroup (regalloc's wave targets, gcnc's statistics, emu's launch check)
 //!  emit ──► CodeObject { KernelCode { code, descriptor, metadata } }
 //!             ├─► write_relocatable ──► ET_REL (.o, what clang -c gives; ld.lld-19 links it)
-//!             └─► write_shared ──────► ET_DYN (.hsaco, what the HSA loader and emu load)
+//!             ├─► write_shared ──────► ET_DYN (.hsaco, what the HSA loader and emu load)
+//!             └─► write_assembly ────► the ET_REL as an assembly file llvm-mc-19 reads (-S),
+//!                                      with each kernel's instructions and RegisterUse
 //!  read(bytes) ──► ReadObject { kernels: descriptor, code, metadata }   (ours, clang's, lld's)
 //!  inspect(bytes) ──► Doc (YAML or JSON: header, target ID, descriptors, metadata)
 //!  target: target IDs <-> e_flags (V4-V6, generic processors)
@@ -20,6 +22,7 @@
 //! takes a side.
 #![deny(missing_docs)]
 
+pub mod assembly;
 pub mod descriptor;
 pub mod directives;
 pub mod elf;

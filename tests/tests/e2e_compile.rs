@@ -303,8 +303,8 @@ fn objects_pass_llvm_structural_oracles() {
             let notes = run_tool(Command::new("llvm-readobj-19").arg("--notes").arg(&so));
             assert!(notes.contains("amdhsa.kernels"), "{tag}: no metadata:\n{notes}");
             run_tool(Command::new("ld.lld-19").arg("-shared").arg(&obj).arg("-o").arg(dir.join(format!("{tag}.lld"))));
-            // The -S text reassembles to the same .text bytes.
-            let asm: String = compiled.asm.iter().map(|(_, a)| a.as_str()).collect();
+            // The kernel's assembly text (the code of -S's file) reassembles to the same .text bytes.
+            let asm: String = compiled.asm.iter().map(|a| a.text.as_str()).collect();
             let asm_path = dir.join(format!("{tag}.s"));
             std::fs::write(&asm_path, &asm).unwrap();
             let (mc_obj, mc_text) = (dir.join(format!("{tag}.mc.o")), dir.join(format!("{tag}.text")));

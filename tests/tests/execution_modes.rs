@@ -118,7 +118,7 @@ fn descriptor_bits_and_fences_match_clang_in_each_mode() {
         assert_eq!(bits(&ours_read), bits(&theirs_read), "{cpu} {mode}: (WGP_MODE, TG_SPLIT)");
         if target.tgsplit {
             let theirs = String::from_utf8(clang(cpu, mode, "-S").unwrap()).unwrap();
-            let ours_asm = &ours.asm[0].1;
+            let ours_asm = &ours.asm[0].text;
             assert_eq!(between_store_and_load(ours_asm), between_store_and_load(&theirs), "{cpu} {mode}: the fence");
         }
     }

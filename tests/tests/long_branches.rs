@@ -88,7 +88,7 @@ fn far_branches_become_long_jumps_that_run_and_reassemble() {
         let target = Target { wave_size: wave, ..Target::new(TargetId::parse(cpu).unwrap()) };
         let compiled = compile(&module, &target, &Options { text: true, ..Options::default() }).unwrap();
         let code = &compiled.object.kernels[0].code;
-        let asm = &compiled.asm[0].1;
+        let asm = &compiled.asm[0].text;
         let tag = format!("{cpu} wave{wave}");
         assert!(code.len() > 2 * 4 * 32_768, "{tag}: the code ({} bytes) is not larger than two reaches", code.len());
         // The SCC branch over `pre`, the EXEC branch over `body`, and the loop's back edge.
@@ -143,7 +143,7 @@ fn far_branches_in_a_kernel_that_uses_every_sgpr() {
             .unwrap_or_else(|e| panic!("{cpu}: {e}"));
         let stats = &compiled.stats[0];
         assert!(stats.spills.sgpr_lanes > 0, "{cpu}: the uniform values fit the SGPRs: {stats:?}");
-        assert!(compiled.asm[0].1.contains("s_getpc_b64"), "{cpu}: no long jump");
+        assert!(compiled.asm[0].text.contains("s_getpc_b64"), "{cpu}: no long jump");
         run_as_interpreter(&module, id, &target, 3, cpu);
     }
 }

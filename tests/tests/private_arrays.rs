@@ -31,7 +31,7 @@ fn private_array_lives_in_registers_from_o1() {
             let outcome = check_with(&case.module, case.kernel, &target, &launch, &args, &options, &|_, _| false);
             assert!(matches!(outcome, Ok(None)), "{tag}: {outcome:?}");
             let compiled = compile(&case.module, &target, &compile_options).unwrap();
-            let asm = &compiled.asm[0].1;
+            let asm = &compiled.asm[0].text;
             let scratch = compiled.object.kernels[0].descriptor.private_segment_fixed_size;
             if opt_level == 0 {
                 assert!(asm.contains("scratch_") && scratch > 0, "{tag}: the array is not in scratch");

@@ -54,7 +54,7 @@ const S_CODE_END: [u8; 4] = 0xbf9f_0000u32.to_le_bytes();
 /// `s_nop 0` fills the instruction cache line ([`Processor::icache_line_bytes`]) and sixteen
 /// more, and on GFX10+ `s_code_end` fills the line and three more. Other GFX9 processors get
 /// nothing. Returns (fill word, line size, extra lines).
-fn code_end_padding(proc: &Processor) -> Option<([u8; 4], usize, usize)> {
+pub(crate) fn code_end_padding(proc: &Processor) -> Option<([u8; 4], usize, usize)> {
     let line = proc.icache_line_bytes as usize;
     if proc.gfx90a_insts {
         Some((CODE_FILL, line, 16))
@@ -155,7 +155,7 @@ impl Contents {
     }
 }
 
-fn validate(obj: &CodeObject) -> Result<(), AbiError> {
+pub(crate) fn validate(obj: &CodeObject) -> Result<(), AbiError> {
     let invalid = |reason: String| Err(AbiError::InvalidCodeObject { reason });
     if obj.kernels.is_empty() {
         return invalid("no kernels".into());

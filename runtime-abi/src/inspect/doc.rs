@@ -1,6 +1,8 @@
-//! A small document tree (maps keep their order) and its two renderings: block-style YAML in
-//! the shape llvm-readobj-19 prints metadata (`key: value`, `- ` list items, nested blocks
-//! indented by two), and pretty-printed JSON. Hand-written, so that no YAML library is needed.
+//! A small document tree (maps keep their order) and its renderings: block-style YAML in the
+//! shape llvm-readobj-19 prints metadata (`key: value`, `- ` list items, nested blocks
+//! indented by two), for a YAML reader ([`Doc::to_yaml`]) or for LLVM's assembler
+//! ([`Doc::to_llvm_yaml`]), and pretty-printed JSON. Hand-written, so that no YAML library is
+//! needed.
 
 use std::fmt::Write;
 
@@ -76,6 +78,19 @@ impl Doc {
         }
     }
 
+    /// The document with every map's entries in key order, so that two documents compare
+    /// equal whatever order their maps were written in.
+    pub fn sorted(self) -> Doc {
+        match self {
+            Doc::Map(mut entries) => {
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                Doc::Map(entries.into_iter().map(|(k, v)| (k, v.sorted())).collect())
+            }
+            Doc::List(items) => Doc::List(items.into_iter().map(Doc::sorted).collect()),
+            scalar => scalar,
+        }
+    }
+
     /// The text of a scalar as YAML shows it unquoted (strings as they are), or None for a
     /// list or a map. Two documents agree field by field when their scalars have equal texts.
     pub fn scalar_text(&self) -> Option<String> {
@@ -84,7 +99,7 @@ impl Doc {
             Doc::Bool(value) => value.to_string(),
             Doc::Int(value) => value.to_string(),
             Doc::UInt(value) => value.to_string(),
-            Doc::Float(value) => float_text(*value),
+            Doc::Float(value) => float_text(*value, Reader::Standard),
             Doc::Str(text) => text.clone(),
             Doc::List(_) | Doc::Map(_) => return None,
         })
@@ -92,12 +107,29 @@ impl Doc {
 
     /// The document as block-style YAML, ending with a newline.
     pub fn to_yaml(&self) -> String {
+        self.yaml(Reader::Standard)
+    }
+
+    /// The document as block-style YAML that LLVM's `msgpack::Document` reads back to the same
+    /// values (the `.amdgpu_metadata` block of an assembly file): LLVM types every scalar by
+    /// its text, quoted or not, so a string it would read as a number or a boolean carries the
+    /// tag `!str`, a float `!float` and a null `!nil`; a string that is not plain is
+    /// double-quoted with every character but printable ASCII escaped (inside double quotes
+    /// the assembler's lexer sees no comment). Two values do not come back from llvm-mc-19,
+    /// and a caller that needs them to refuses them first: a NUL character (written `\x00`;
+    /// the assembler refuses the document) and a float (written as LLVM writes one; the
+    /// assembler stores nil).
+    pub fn to_llvm_yaml(&self) -> String {
+        self.yaml(Reader::Llvm)
+    }
+
+    fn yaml(&self, reader: Reader) -> String {
         let mut out = String::new();
         match self {
-            Doc::Map(entries) if !entries.is_empty() => yaml_map(entries, 0, &mut out),
-            Doc::List(items) if !items.is_empty() => yaml_list(items, 0, &mut out),
+            Doc::Map(entries) if !entries.is_empty() => yaml_map(entries, 0, reader, &mut out),
+            Doc::List(items) if !items.is_empty() => yaml_list(items, 0, reader, &mut out),
             scalar => {
-                out.push_str(&yaml_inline(scalar));
+                out.push_str(&yaml_inline(scalar, reader));
                 out.push('\n');
             }
         }
@@ -113,11 +145,21 @@ impl Doc {
     }
 }
 
-fn float_text(value: f64) -> String {
+/// A float's text: YAML's `.nan`, `.inf` and `-.inf` for a YAML reader, `strtod`'s `nan`,
+/// `inf` and `-inf` for LLVM's; finite values in decimal, which both read.
+fn float_text(value: f64, reader: Reader) -> String {
+    let (nan, inf) = match reader {
+        Reader::Standard => (".nan", ".inf"),
+        Reader::Llvm => ("nan", "inf"),
+    };
     if value.is_nan() {
-        ".nan".into()
+        nan.into()
     } else if value.is_infinite() {
-        if value > 0.0 { ".inf" } else { "-.inf" }.into()
+        if value > 0.0 {
+            inf.into()
+        } else {
+            format!("-{inf}")
+        }
     } else if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{value:.1}")
     } else {
@@ -129,45 +171,107 @@ fn indent(out: &mut String, level: usize) {
     out.extend(std::iter::repeat_n(' ', level));
 }
 
+/// The YAML reader a rendering is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Reader {
+    /// A YAML reader: a quoted scalar is a string, a plain one typed by its text.
+    Standard,
+    /// LLVM's `msgpack::Document` (`DocNode::fromString`): every scalar typed by its text
+    /// unless a tag says otherwise.
+    Llvm,
+}
+
 /// A value that fits on its line: a scalar, or an empty list or map.
-fn yaml_inline(value: &Doc) -> String {
-    match value {
-        Doc::Str(text) => yaml_string(text),
-        Doc::List(_) => "[]".into(),
-        Doc::Map(_) => "{}".into(),
-        scalar => scalar.scalar_text().expect("a scalar"),
+fn yaml_inline(value: &Doc, reader: Reader) -> String {
+    match (value, reader) {
+        (Doc::Str(text), Reader::Standard) => yaml_string(text),
+        (Doc::Str(text), Reader::Llvm) if llvm_reads_as_other(text) => format!("!str {}", llvm_string(text)),
+        (Doc::Str(text), Reader::Llvm) => llvm_string(text),
+        (Doc::Float(value), Reader::Llvm) => format!("!float {}", float_text(*value, Reader::Llvm)),
+        (Doc::Null, Reader::Llvm) => "!nil ''".into(),
+        (Doc::List(_), _) => "[]".into(),
+        (Doc::Map(_), _) => "{}".into(),
+        (scalar, _) => scalar.scalar_text().unwrap_or_default(),
     }
 }
 
-fn is_block(value: &Doc) -> bool {
-    matches!(value, Doc::List(items) if !items.is_empty()) || matches!(value, Doc::Map(entries) if !entries.is_empty())
+/// Whether LLVM's `DocNode::fromString` may read `text` as something other than a string: an
+/// integer (`getAsInteger` with radix prefixes), a boolean (`yaml::parseBool`'s words) or a
+/// float (`strtod`, which skips leading white space and reads `inf`, `nan` and hex floats).
+/// It errs towards yes, since a needless `!str` tag is harmless.
+fn llvm_reads_as_other(text: &str) -> bool {
+    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\u{b}', '\u{c}', '\r']);
+    let unsigned = trimmed.strip_prefix(['+', '-']).unwrap_or(trimmed);
+    let lower = unsigned.to_ascii_lowercase();
+    let numeric = unsigned.starts_with(|c: char| c.is_ascii_digit())
+        || unsigned.strip_prefix('.').is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        || lower.starts_with("inf")
+        || lower.starts_with("nan");
+    let boolean =
+        matches!(text.to_ascii_lowercase().as_str(), "y" | "yes" | "true" | "on" | "n" | "no" | "false" | "off");
+    text.is_empty() || numeric || boolean
 }
 
-/// `key: value` lines at `level`, nested blocks two deeper.
-fn yaml_map(entries: &[(String, Doc)], level: usize, out: &mut String) {
+/// A string for LLVM's assembler: plain when it is letters, digits, `_`, `.` and `-` (not
+/// first), else double-quoted, with every character but printable ASCII escaped (`\xNN`,
+/// `\uNNNN`, `\UNNNNNNNN`). The assembler's lexer reads a double-quoted string as one token,
+/// so a `;` or `//` inside it does not start a comment, as it may in a plain or single-quoted
+/// scalar.
+fn llvm_string(text: &str) -> String {
+    let plain_char = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
+    if !text.is_empty() && text.chars().all(plain_char) && !text.starts_with('-') {
+        return text.to_string();
+    }
+    let mut quoted = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            ' '..='~' => quoted.push(c),
+            c if (c as u32) < 0x80 => {
+                let _ = write!(quoted, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) <= 0xffff => {
+                let _ = write!(quoted, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(quoted, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    quoted.push('"');
+    quoted
+}
+
+/// `key: value` lines at `level`, nested blocks two deeper. LLVM reads every key as a string,
+/// so keys carry no tag.
+fn yaml_map(entries: &[(String, Doc)], level: usize, reader: Reader, out: &mut String) {
     for (index, (key, value)) in entries.iter().enumerate() {
         // The first entry of a map inside a list item continues the `- ` line.
         if index > 0 || !out.ends_with("- ") {
             indent(out, level);
         }
-        out.push_str(&yaml_string(key));
+        out.push_str(&match reader {
+            Reader::Standard => yaml_string(key),
+            Reader::Llvm => llvm_string(key),
+        });
         out.push(':');
-        yaml_value(value, level + 2, out);
+        yaml_value(value, level + 2, reader, out);
     }
 }
 
 /// `- item` lines at `level`.
-fn yaml_list(items: &[Doc], level: usize, out: &mut String) {
+fn yaml_list(items: &[Doc], level: usize, reader: Reader, out: &mut String) {
     for (index, item) in items.iter().enumerate() {
         if index > 0 || !out.ends_with("- ") {
             indent(out, level);
         }
         out.push_str("- ");
         match item {
-            Doc::Map(entries) if !entries.is_empty() => yaml_map(entries, level + 2, out),
-            Doc::List(items) if !items.is_empty() => yaml_list(items, level + 2, out),
+            Doc::Map(entries) if !entries.is_empty() => yaml_map(entries, level + 2, reader, out),
+            Doc::List(items) if !items.is_empty() => yaml_list(items, level + 2, reader, out),
             scalar => {
-                out.push_str(&yaml_inline(scalar));
+                out.push_str(&yaml_inline(scalar, reader));
                 out.push('\n');
             }
         }
@@ -175,18 +279,21 @@ fn yaml_list(items: &[Doc], level: usize, out: &mut String) {
 }
 
 /// What follows `key:`: ` scalar` on the line, or a block on the next lines.
-fn yaml_value(value: &Doc, level: usize, out: &mut String) {
-    if is_block(value) {
-        out.push('\n');
-        match value {
-            Doc::Map(entries) => yaml_map(entries, level, out),
-            Doc::List(items) => yaml_list(items, level, out),
-            _ => unreachable!("blocks are lists and maps"),
+fn yaml_value(value: &Doc, level: usize, reader: Reader, out: &mut String) {
+    match value {
+        Doc::Map(entries) if !entries.is_empty() => {
+            out.push('\n');
+            yaml_map(entries, level, reader, out);
         }
-    } else {
-        out.push(' ');
-        out.push_str(&yaml_inline(value));
-        out.push('\n');
+        Doc::List(items) if !items.is_empty() => {
+            out.push('\n');
+            yaml_list(items, level, reader, out);
+        }
+        scalar => {
+            out.push(' ');
+            out.push_str(&yaml_inline(scalar, reader));
+            out.push('\n');
+        }
     }
 }
 

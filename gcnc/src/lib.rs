@@ -1,8 +1,9 @@
-//! The gcnc facade: the one library an embedding program depends on. It re-exports the IR
-//! ([`ir`]), and gives [`compile`] (every stage, from a verified module to a code object),
-//! [`Target`] and [`Options`], [`check`](mod@check) (compiled code on the emulator against the
-//! reference interpreter), the emulator ([`emu`]), a real GPU through the HSA runtime
-//! ([`gpu`]), and the command line's launch syntax ([`launch`]).
+//! The gcnc facade: the one library an embedding program depends on. It re-exports the kernel
+//! language's front end ([`lang`]) and the IR ([`ir`]), and gives [`compile`](fn@compile)
+//! (every stage, from a verified module to a code object), [`Target`] and [`Options`] (with
+//! the [`CodeObjectVersion`] to write), [`check`](mod@check) (compiled code on the emulator
+//! against the reference interpreter), the emulator ([`emu`]), a real GPU through the HSA
+//! runtime ([`gpu`]), and the command line's launch syntax ([`launch`]).
 //!
 //! # Example: build a kernel, compile it, run it on the emulator
 //!
@@ -72,5 +73,7 @@ pub use emu;
 pub mod gpu;
 pub use frontend_ir as ir;
 pub use isa::processor::{Target, TargetId};
+pub use lang;
+pub use runtime_abi::kernarg::CodeObjectVersion;
 
 pub mod launch;

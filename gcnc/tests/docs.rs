@@ -7,8 +7,16 @@
 //!   ([`gcnc::check::check_with`]);
 //! - every ```` ```gk-error ```` block is a program that must not compile: `gcnc compile` of it,
 //!   saved as `example.gk`, exits with status 1 and prints exactly the ```` ```text ```` block
-//!   that follows it.
+//!   that follows it;
+//! - every line of a ```` ```sh ```` block of `docs/cli.md` that starts with `gcnc ` runs with
+//!   the built program, in the repository's root, and exits with status 0, or with the status
+//!   its trailing comment `# exits N` names. The lines are simple commands: words, quotes,
+//!   `> FILE` and a trailing comment; what they write (`-o FILE`, `--dump I=FILE`,
+//!   `--junit FILE`, `> FILE`) goes to a temporary directory instead, where later commands
+//!   that name the file find it. A `gcnc compile` without `-o` (or `-###`, or `--help`) would
+//!   write beside its input, in the repository, and is refused here.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -181,5 +189,147 @@ fn gk_error_blocks_print_the_diagnostic_shown() {
         count += 1;
     }
     assert!(count >= 5, "the language reference shows {count} errors");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One command line of a sh block, split as the shell splits it: its words, the file its
+/// standard output is redirected to, and the exit status its `# exits N` comment expects.
+#[derive(Debug, PartialEq)]
+struct ShellLine {
+    words: Vec<String>,
+    stdout_to: Option<String>,
+    status: i32,
+}
+
+/// Splits a simple command line: words separated by blanks, `'...'` and `"..."` quoting (no
+/// escapes), a comment from a word that starts with `#`, and `> FILE`. Anything else the shell
+/// would treat specially outside quotes (pipes, lists, substitutions) is an error.
+fn split_line(line: &str) -> Result<ShellLine, String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut word: Option<String> = None;
+    let mut comment = "";
+    let mut chars = line.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some((_, q)) if q == c => break,
+                        Some((_, q)) => w.push(q),
+                        None => return Err(format!("unclosed quote in '{line}'")),
+                    }
+                }
+            }
+            c if c.is_whitespace() => words.extend(word.take()),
+            '#' if word.is_none() => {
+                comment = line[at + 1..].trim();
+                break;
+            }
+            '|' | '&' | ';' | '<' | '$' | '`' | '\\' | '(' | ')' => {
+                return Err(format!("'{c}' in '{line}': the documentation's commands are simple commands"))
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    let status = match comment.strip_prefix("exits ") {
+        Some(n) => n.trim().parse().map_err(|_| format!("'# {comment}': expected '# exits N'"))?,
+        None => 0,
+    };
+    let stdout_to = match words.iter().position(|w| w == ">") {
+        Some(at) if at + 2 == words.len() => {
+            let file = words.pop();
+            words.pop();
+            file
+        }
+        Some(_) => return Err(format!("'{line}': `> FILE` ends a command")),
+        None => None,
+    };
+    Ok(ShellLine { words, stdout_to, status })
+}
+
+#[test]
+fn shell_lines_split_as_the_shell_splits_them() {
+    let line = split_line("gcnc run x.gk --arg 'f32[8]:fill=1' --arg \"2.0\" -O2 # exits 1").unwrap();
+    assert_eq!(line.words, ["gcnc", "run", "x.gk", "--arg", "f32[8]:fill=1", "--arg", "2.0", "-O2"]);
+    assert_eq!((line.stdout_to, line.status), (None, 1));
+    let line = split_line("gcnc compile a.gk -### > out.txt   # prints the plan").unwrap();
+    assert_eq!((line.words.len(), line.stdout_to.as_deref(), line.status), (4, Some("out.txt"), 0));
+    assert!(split_line("gcnc run a.gk | head").is_err());
+    assert!(split_line("gcnc run 'a.gk").is_err());
+}
+
+/// The output files a command names (after `-o`, in `--dump I=FILE`, after `--junit`): their
+/// word indices and the part of the word that is the file.
+fn outputs(words: &[String]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate().skip(1) {
+        let flag = words[i - 1].as_str();
+        if (flag == "-o" || flag == "--junit") && w != "-" && w != "/dev/null" {
+            out.push((i, w.clone()));
+        } else if flag == "--dump" {
+            if let Some((_, file)) = w.split_once('=') {
+                out.push((i, file.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn cli_commands_run_as_documented() {
+    let dir = scratch("cli");
+    let root = root();
+    let doc = root.join("docs/cli.md");
+    let examples_before: Vec<PathBuf> = listing(&root.join("examples"));
+    // Each file a command wrote, by the name the documentation gives it, and where it is.
+    let mut written: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut count = 0;
+    for block in blocks_of(&doc).iter().filter(|b| b.info == "sh") {
+        for line in block.text.lines().map(str::trim).filter(|l| l.starts_with("gcnc ")) {
+            let mut parsed = split_line(line).unwrap_or_else(|e| panic!("{}: {e}", block.place));
+            let words = &mut parsed.words;
+            let writes_nothing = ["-o", "-###", "--help", "-h"];
+            if words[1] == "compile" && !words.iter().any(|w| writes_nothing.contains(&w.as_str())) {
+                panic!("{}: '{line}' writes beside its input, in the repository; give it -o", block.place);
+            }
+            for (i, file) in outputs(words) {
+                let name = Path::new(&file).file_name().expect("an output file name").to_owned();
+                let path = dir.join(name);
+                words[i] = words[i].replace(&file, &path.to_string_lossy());
+                written.insert(file, path);
+            }
+            for w in words.iter_mut() {
+                for (name, path) in &written {
+                    if w == name || w.ends_with(&format!("={name}")) {
+                        *w = format!("{}{}", &w[..w.len() - name.len()], path.display());
+                    }
+                }
+            }
+            let out = gcnc(&words[1..], &root);
+            assert!(!text(&out.stderr).contains("panicked"), "{}: '{line}' panicked", block.place);
+            assert_eq!(
+                out.status.code(),
+                Some(parsed.status),
+                "{}: '{line}' exits with {:?}, the documentation says {}:\n{}",
+                block.place,
+                out.status.code(),
+                parsed.status,
+                text(&out.stderr)
+            );
+            if parsed.status != 0 {
+                assert!(!out.stderr.is_empty(), "{}: '{line}' fails without saying why", block.place);
+            }
+            if let Some(file) = parsed.stdout_to {
+                let path = dir.join(Path::new(&file).file_name().expect("a file name"));
+                std::fs::write(&path, &out.stdout).expect("the redirected output is written");
+                written.insert(file, path);
+            }
+            count += 1;
+        }
+    }
+    assert!(count >= 20, "docs/cli.md shows {count} commands");
+    assert_eq!(listing(&root.join("examples")), examples_before, "the commands wrote into examples/");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,6 +15,9 @@
 //!   `--junit FILE`, `> FILE`) goes to a temporary directory instead, where later commands
 //!   that name the file find it. A `gcnc compile` without `-o` (or `-###`, or `--help`) would
 //!   write beside its input, in the repository, and is refused here.
+//!
+//! The ```` ```rust ```` blocks of `docs/embedding.md` are the `gcnc` crate's doctests (the
+//! `gcnc::embedding` module).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -64,7 +64,11 @@ fn blocks_of(path: &Path) -> Vec<Block> {
         let fence = line.trim_start().strip_prefix("```");
         match (&mut open, fence) {
             (None, Some(info)) => {
-                open = Some(Block { place: format!("{name}:{}", i + 1), info: info.trim().to_string(), text: String::new() })
+                open = Some(Block {
+                    place: format!("{name}:{}", i + 1),
+                    info: info.trim().to_string(),
+                    text: String::new(),
+                })
             }
             (Some(_), Some("")) => out.extend(open.take()),
             (Some(block), _) => {
@@ -109,7 +113,11 @@ fn check_gk(block: &Block, configs: &[Config]) -> Vec<String> {
             .collect();
     }
     let [kernel] = &compiled.kernels[..] else {
-        return vec![format!("{}: a block with a launch has one kernel, this one {}", block.place, compiled.kernels.len())];
+        return vec![format!(
+            "{}: a block with a launch holds exactly one kernel; this one holds {}",
+            block.place,
+            compiled.kernels.len()
+        )];
     };
     let case = match Case::parse(&kernel.name, &block.text) {
         Ok(case) => case,

@@ -169,6 +169,12 @@ impl Rng {
 
 /// Runs `kernel` of `program` over the grid of `launch` with `args` (one per explicit
 /// argument, in order), reading and writing `device`'s memory in place.
+///
+/// A kernel compiled from the kernel language relies on Rust's reference rules for its
+/// buffers: nothing writes a `&[T]` buffer while it runs, and a `&mut [T]` buffer overlaps no
+/// other buffer parameter. Give each buffer its own [`Device::alloc`]; passing one allocation
+/// as two buffer arguments, one of them `&mut`, is the caller's error, and the results are
+/// then not defined.
 pub fn dispatch(
     device: &mut Device,
     program: &Program,

@@ -1,5 +1,8 @@
-//! The gcnc kernel language (`.gk`, see `shared/design/kernel-language.md`): a small, typed,
-//! Rust-flavoured language for compute kernels, compiled to `frontend-ir`.
+//! The gcnc kernel language (`.gk`): a small, typed, Rust-flavoured language for compute
+//! kernels, compiled to `frontend-ir`. The language is described for its users in the
+//! repository's `docs/language.md` (from the design contract,
+//! `shared/design/kernel-language.md`), whose examples the `gcnc` crate's `docs` test compiles
+//! and runs.
 //!
 //! The phases, one module each: [`lexer`] (text to tokens), [`parser`] (tokens to the
 //! [`ast`], recovering after errors), [`check`] (names, types and rules, into side tables),

@@ -138,8 +138,8 @@ impl Doc {
 
     /// The document as pretty-printed JSON (two-space indentation), ending with a newline.
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
-        json(self, 0, &mut out);
+        // Writing a serde_json value into a String cannot fail.
+        let mut out = serde_json::to_string_pretty(&json(self)).unwrap_or_default();
         out.push('\n');
         out
     }
@@ -339,57 +339,20 @@ fn yaml_string(text: &str) -> String {
     }
 }
 
-fn json(value: &Doc, level: usize, out: &mut String) {
+/// `value` as a JSON value (serde_json's, its maps in insertion order); a float that is not
+/// finite, which JSON cannot write, is `null`.
+fn json(value: &Doc) -> serde_json::Value {
+    use serde_json::Value;
     match value {
-        Doc::Float(v) if !v.is_finite() => out.push_str("null"),
-        Doc::Str(text) => json_string(text, out),
-        Doc::List(items) if !items.is_empty() => {
-            out.push_str("[\n");
-            for (index, item) in items.iter().enumerate() {
-                indent(out, level + 2);
-                json(item, level + 2, out);
-                out.push_str(if index + 1 < items.len() { ",\n" } else { "\n" });
-            }
-            indent(out, level);
-            out.push(']');
-        }
-        Doc::Map(entries) if !entries.is_empty() => {
-            out.push_str("{\n");
-            for (index, (key, item)) in entries.iter().enumerate() {
-                indent(out, level + 2);
-                json_string(key, out);
-                out.push_str(": ");
-                json(item, level + 2, out);
-                out.push_str(if index + 1 < entries.len() { ",\n" } else { "\n" });
-            }
-            indent(out, level);
-            out.push('}');
-        }
-        Doc::List(_) => out.push_str("[]"),
-        Doc::Map(_) => out.push_str("{}"),
-        Doc::Float(v) => {
-            let _ = write!(out, "{v:?}");
-        }
-        scalar => out.push_str(&scalar.scalar_text().expect("a scalar")),
+        Doc::Null => Value::Null,
+        Doc::Bool(b) => Value::Bool(*b),
+        Doc::Int(v) => Value::from(*v),
+        Doc::UInt(v) => Value::from(*v),
+        Doc::Float(v) => serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
+        Doc::Str(text) => Value::String(text.clone()),
+        Doc::List(items) => Value::Array(items.iter().map(json).collect()),
+        Doc::Map(entries) => Value::Object(entries.iter().map(|(k, v)| (k.clone(), json(v))).collect()),
     }
-}
-
-fn json_string(text: &str, out: &mut String) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

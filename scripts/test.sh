@@ -47,3 +47,7 @@ cargo test --workspace --locked
 # crates), as gcnc/Cargo.toml's `cli` feature promises.
 echo "==> cargo check -p gcnc --lib --no-default-features --locked"
 cargo check -p gcnc --lib --no-default-features --locked
+
+# The documentation builds without a warning (broken or private links included).
+echo "==> cargo doc --workspace --no-deps (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked

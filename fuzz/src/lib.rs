@@ -28,7 +28,7 @@
 //! on the order of work-items); reads of another work-item's output; dynamic shared memory;
 //! `.gir`-only instructions beyond control flow; and calls (the language inlines helpers).
 //!
-//! The modules: [`rng`] (the seeded stream), [`ast`] (the program tree), [`print`] (tree to
+//! The modules: [`rng`] (the seeded stream), [`ast`] (the program tree), [`print`](mod@print) (tree to
 //! source and kernel file), [`gen_gk`] and [`gen_ir`] (the generators), [`oracle`] (the check
 //! and the failure classes), [`reduce`] (the reducer), [`driver`] (many seeds on many threads,
 //! the table).

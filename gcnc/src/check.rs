@@ -370,7 +370,7 @@ fn value(ty: Type, b: u64) -> f64 {
 }
 
 /// The first element of two buffers of `ty` that differs (floats bit for bit, except that any
-/// NaN equals any NaN; the elements marked in `approx` within [`approx_bound`]), with both
+/// NaN equals any NaN; the elements marked in `approx` within `approx_bound`), with both
 /// values as text.
 pub fn compare(ty: Type, expected: &[u8], got: &[u8], approx: &[bool]) -> Option<(usize, String, String)> {
     let size = ty.bytes().unwrap_or(1) as usize;

@@ -2,7 +2,7 @@
 //! the reference interpreter gives for them, run compiled on each target and compared.
 //!
 //! The suite lives in the workspace's `tests/conformance/` and is embedded in this library by
-//! `build.rs` ([`Suite::embedded`]), so `gcnc conformance` needs no files at run time:
+//! `build.rs` (`Suite::embedded`), so `gcnc conformance` needs no files at run time:
 //!
 //! - `NAME.gk`: a kernel named `NAME`. Its header comments give the launch in the command
 //!   line's syntax ([`crate::launch`]), on one or more `// launch:` lines

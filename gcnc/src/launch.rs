@@ -720,6 +720,70 @@ impl ParamValue {
             ParamValue::Value(_) => Vec::new(),
         }
     }
+
+    /// A buffer holding `elements` (a `&[T]` or `&mut [T]` parameter of the kernel language).
+    pub fn buffer<T: Element>(elements: &[T]) -> ParamValue {
+        ParamValue::Buffer(elements.iter().flat_map(|e| e.le_bytes()).collect())
+    }
+
+    /// A by-value argument (a scalar parameter).
+    pub fn scalar<T: Element>(value: T) -> ParamValue {
+        ParamValue::Value(value.le_bytes().collect())
+    }
+
+    /// A buffer's elements as `T` (after a run, its contents then); None for a value or for
+    /// bytes that are not a whole number of `T`s.
+    pub fn elements<T: Element>(&self) -> Option<Vec<T>> {
+        let ParamValue::Buffer(bytes) = self else { return None };
+        let size = T::TYPE.size();
+        bytes.len().is_multiple_of(size).then(|| bytes.chunks_exact(size).map(T::from_le_bytes).collect())
+    }
+}
+
+/// The Rust types of the kernel language's scalars, for typed buffers and arguments
+/// ([`ParamValue::buffer`], [`ParamValue::scalar`], [`ParamValue::elements`]).
+pub trait Element: Copy {
+    /// The element's type.
+    const TYPE: ScalarType;
+    /// Its little-endian bytes.
+    fn le_bytes(self) -> impl Iterator<Item = u8>;
+    /// The element of `bytes`, [`ScalarType::size`] of them, little-endian (zero when there
+    /// are fewer).
+    fn from_le_bytes(bytes: &[u8]) -> Self;
+}
+
+macro_rules! element {
+    ($($t:ty => $ty:ident),*) => {$(
+        impl Element for $t {
+            const TYPE: ScalarType = ScalarType::$ty;
+            fn le_bytes(self) -> impl Iterator<Item = u8> {
+                self.to_le_bytes().into_iter()
+            }
+            fn from_le_bytes(bytes: &[u8]) -> Self {
+                const N: usize = std::mem::size_of::<$t>();
+                let raw: [u8; N] = bytes.get(..N).and_then(|b| b.try_into().ok()).unwrap_or([0; N]);
+                <$t>::from_le_bytes(raw)
+            }
+        }
+    )*};
+}
+element!(i32 => I32, u32 => U32, i64 => I64, u64 => U64, half::f16 => F16, f32 => F32, f64 => F64);
+
+/// Runs kernel `kernel` of `compiled` on the emulator with `params` (each buffer replaced by
+/// its contents after the run; a code object that cannot load, or a run that faults, is an
+/// [`emu::EmuError`]) and returns what the run did ([`emu::Stats`]: wave-instructions
+/// executed, waves, workgroups): [`emulate`] for what [`crate::compile()`] returns, at the wave
+/// size it was compiled for and the emulator's default options otherwise.
+pub fn emulate_compiled(
+    compiled: &crate::Compiled,
+    kernel: &str,
+    launch: &emu::Launch,
+    params: &mut [ParamValue],
+) -> Result<emu::Stats, emu::EmuError> {
+    let program = emu::load(&compiled.shared())?;
+    let wave_size = program.kernel(kernel).map(emu::Kernel::wave_size);
+    let options = emu::Options { wave_size, ..emu::Options::default() };
+    emulate(&program, kernel, launch, &options, params)
 }
 
 /// Runs `kernel` of `program` on a fresh emulated device with `params`; each buffer of
@@ -839,6 +903,25 @@ pub fn format_elements(ty: ScalarType, bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Typed buffers and scalars are the little-endian bytes of their elements, read back as
+    /// they went in at every type, NaN and infinities and the extremes included.
+    #[test]
+    fn typed_buffers_round_trip() {
+        let floats = [0.0f32, -0.0, f32::NAN, f32::INFINITY, f32::MIN_POSITIVE / 2.0, f32::MAX];
+        let back: Vec<f32> = ParamValue::buffer(&floats).elements().unwrap();
+        assert_eq!(back.iter().map(|f| f.to_bits()).collect::<Vec<_>>(), floats.map(f32::to_bits));
+        let ints = [i64::MIN, -1, 0, 1, i64::MAX];
+        assert_eq!(ParamValue::buffer(&ints).elements::<i64>().unwrap(), ints);
+        let halves = [half::f16::MIN, half::f16::NEG_INFINITY, half::f16::from_f32(0.5)];
+        assert_eq!(ParamValue::buffer(&halves).elements::<half::f16>().unwrap(), halves);
+        assert_eq!(ParamValue::scalar(0x0102_0304u32), ParamValue::Value(vec![4, 3, 2, 1]));
+        assert_eq!(ParamValue::scalar(-2.0f64), ParamValue::Value((-2.0f64).to_le_bytes().to_vec()));
+        // Not a whole number of elements, or not a buffer: no elements.
+        assert_eq!(ParamValue::Buffer(vec![0; 6]).elements::<u32>(), None);
+        assert_eq!(ParamValue::scalar(1u32).elements::<u32>(), None);
+        assert_eq!(<u32 as Element>::TYPE.size(), 4);
+    }
+
     use super::*;
     use ScalarType::*;
 

@@ -3,7 +3,11 @@
 //! (every stage, from a verified module to a code object), [`Target`] and [`Options`] (with
 //! the [`CodeObjectVersion`] to write), [`check`](mod@check) (compiled code on the emulator
 //! against the reference interpreter), the emulator ([`emu`]), a real GPU through the HSA
-//! runtime ([`gpu`]), and the command line's launch syntax ([`launch`]).
+//! runtime ([`gpu`]), and the command line's launch syntax ([`launch`]). Kernels run on the
+//! emulator with typed buffers: [`ParamValue::buffer`] and [`ParamValue::scalar`] make the
+//! arguments, [`emulate_compiled`] runs what [`compile`](fn@compile) returns and gives the
+//! emulator's counts ([`emu::Stats`]), and [`ParamValue::elements`] reads a buffer back.
+//! `examples/embed_ir.rs` builds a kernel's IR, compiles it for two targets and runs it so.
 //!
 //! The [`embedding`] guide (the repository's `docs/embedding.md`) walks through all of it:
 //! compiling kernel-language source and IR built with the builder, choosing a target, writing
@@ -21,10 +25,14 @@
 
 pub mod check;
 pub mod compile;
+// The conformance suite's runner, which the `gcnc` program, the fuzzer and the tests share:
+// not part of the embedding API.
+#[doc(hidden)]
 pub mod conformance;
 pub use compile::{compile, CompileError, Compiled, Options};
 pub use emu;
 pub mod gpu;
+pub use launch::{emulate_compiled, Element, ParamValue};
 pub use frontend_ir as ir;
 pub use isa::processor::{Target, TargetId};
 pub use lang;

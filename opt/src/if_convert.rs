@@ -6,7 +6,7 @@
 //! The shapes: `brif c, T, F` where each arm is either the join `J` itself or a block whose
 //! only predecessor is the branch and which ends in a jump to `J`. The arms' instructions must
 //! be safe to run on every path: no effect, no load (a guard may be what keeps it in bounds),
-//! no wave operation (its lanes would change), and their cost ([`cost`]) within a budget.
+//! no wave operation (its lanes would change), and their cost (`cost`) within a budget.
 //! Nothing else about the CFG changes, so where the lanes of other branches rejoin stays as it
 //! was, and the arm's instructions compute the same values (integer division is defined for
 //! every operand in the IR). A block taking part in one conversion waits for the next round

@@ -111,7 +111,7 @@ const ROUND: [Pass; 11] =
 const FINAL: [Pass; 11] =
     [UNROLL_PARTIAL, FOLD, REASSOCIATE, GVN, LOAD_ELIM, ROTATE, FOLD, SIMPLIFY_CFG, STRENGTH_REDUCE, SINK, DCE];
 
-/// Every pass: a round of `-O2`, then the passes of [`FINAL`] that no round runs.
+/// Every pass: a round of `-O2`, then the passes of `FINAL` that no round runs.
 pub const PASSES: [Pass; 15] = {
     let after = [UNROLL_PARTIAL, ROTATE, STRENGTH_REDUCE, SINK];
     let mut all = [FOLD; 15];

@@ -8,7 +8,7 @@
 //! the loop's header, which runs whenever the preheader does, so the load is performed on the
 //! same paths as before (never one that a guard in the loop keeps in bounds): loads from
 //! constant memory, and plain loads of writable memory that nothing in the loop may change
-//! (no write that may reach it, no synchronization; [`crate::alias`]). Wave operations never
+//! (no write that may reach it, no synchronization; `crate::alias`). Wave operations never
 //! move (their lanes differ inside and outside the loop). A loop without a preheader is left
 //! alone (a later CFG pass may give it one).
 //!

@@ -2,7 +2,7 @@
 //! that reads what a load of the same address and type in a dominating position already read,
 //! or what a dominating store of the same address and type wrote, becomes that value, when no
 //! write that may reach the address, and no synchronization, lies between them on any path
-//! (the alias rules and what synchronizes are [`crate::alias`]'s).
+//! (the alias rules and what synchronizes are `crate::alias`'s).
 //!
 //! Memory is versioned per alias class, as SSA versions a variable: each write names the
 //! classes it may change after itself, and a block whose predecessors disagree on a class's
@@ -13,7 +13,7 @@
 //! version, its address and its type, in the scoped table of a walk of the dominator tree on
 //! an explicit stack, as `gvn`'s: equal numbers read equal memory, since the version's
 //! definition dominates both loads and cannot run again between them. Linear in the function
-//! times the classes, which are at most [`crate::alias::MAX_CLASSES`].
+//! times the classes, which are at most `crate::alias::MAX_CLASSES`.
 //!
 //! Loads of constant memory are `gvn`'s; volatile loads and stores, accesses with a
 //! visibility scope, atomics and wave operations are never merged or forwarded.

@@ -34,7 +34,7 @@
 //! holding a `continue`), so a loop with continues and a wave operation is not taken. Taken: a
 //! loop entered from a preheader, left only by its header's two-way branch, whose other arm is
 //! a block of the loop that only the header enters, with a header that is small
-//! ([`HEADER_BUDGET`]), and with one back edge or no wave operation.
+//! (`HEADER_BUDGET`), and with one back edge or no wave operation.
 //!
 //! The loop analysis is built once per run. A loop that contains a loop rotated in the same
 //! run waits for the next run (the blocks the inner rotation added are not in the analysis);

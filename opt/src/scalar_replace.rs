@@ -4,7 +4,7 @@
 //! slots, so it costs neither scratch memory nor memory instructions.
 //!
 //! The elements. Every access of a promoted slot has one size S, and each offset accessed at a
-//! constant (as the interpreter's arithmetic computes it, [`crate::fold::evaluate`], so the
+//! constant (as the interpreter's arithmetic computes it, `crate::fold::evaluate`, so the
 //! counters that unrolling leaves unfolded count) is an element: a multiple of S inside the
 //! slot. A slot also accessed at a dynamic offset is promoted only when it has at most
 //! [`MAX_DYNAMIC_ELEMENTS`] elements and those accesses are aligned to S (an offset between two

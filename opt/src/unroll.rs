@@ -4,7 +4,7 @@
 //! counter arithmetic disappear.
 //!
 //! The trip count is found by running the loop's control on the interpreter's arithmetic
-//! ([`crate::fold::evaluate`]): the header's parameters start from the constants the preheader
+//! (`crate::fold::evaluate`): the header's parameters start from the constants the preheader
 //! passes, every instruction of the loop that has constant operands is evaluated, and the
 //! header's branch must be decided in every iteration; the values that the back edge carries
 //! start the next iteration. So `for k in 0..16`, `offset <<= 1` until 64, or a counter that
@@ -23,7 +23,7 @@
 //! and what one run of the pass may add to a function by a multiple of it, so the pass stays
 //! linear in the program; folding, CFG simplification and value numbering then clean up.
 //! A loop that loads or stores private memory at an address its counter decides (`p[k]`) gets
-//! [`PRIVATE_BONUS`] times the budget, as LLVM's AMDGPU unrolling threshold for private
+//! `PRIVATE_BONUS` times the budget, as LLVM's AMDGPU unrolling threshold for private
 //! arrays: unrolled, its addresses become constants and scalar replacement can keep the array
 //! in registers instead of scratch memory.
 //!

@@ -1,6 +1,6 @@
 //! Spilling on SSA, after Braun and Hack ("Register spilling and live-range splitting for
 //! SSA-form programs", as Mesa's ACO does it): when a file's register demand exceeds its target
-//! (by default the file's size, [`crate::demand::file_limit`]), values leave the registers at
+//! (by default the file's size, `crate::demand::file_limit`), values leave the registers at
 //! the points of highest demand and come back before their next use, so assignment finds a
 //! program whose demand fits.
 //!

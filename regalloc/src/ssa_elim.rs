@@ -11,7 +11,7 @@
 //! `v_accvgpr_read_b32`, and copied with `v_accvgpr_mov_b32` (gfx90a+; gfx908 lacks it, and
 //! nothing moves an AGPR into an SGPR or SCC, nor a literal into an AGPR, in one
 //! instruction: those copies are refused). A cycle of VGPRs is broken with `v_swap_b32`
-//! ([`vgpr_swap`]; GFX9 and later have it, so every generation gcnc encodes); a cycle of SGPRs through a scratch SGPR that
+//! (`vgpr_swap`; GFX9 and later have it, so every generation gcnc encodes); a cycle of SGPRs through a scratch SGPR that
 //! nothing reads afterwards (found by a liveness of the scalar registers after assignment),
 //! else with three `s_xor_b32` where SCC is free, else through one SGPR past the ones the
 //! function uses; a cycle of AGPRs (which have no exclusive-or) through an AGPR that nothing

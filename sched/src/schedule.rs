@@ -19,7 +19,7 @@
 //! The schedule is built top-down: among the instructions whose operands are computed, the
 //! choice prefers, in order, one that keeps the region's register demand within what the
 //! original order needed at its peak or what keeps the occupancy the function's peak demand
-//! allows (so scheduling costs no waves), anything but a load while [`LOADS_AHEAD`] loads
+//! allows (so scheduling costs no waves), anything but a load while `LOADS_AHEAD` loads
 //! have issued that no reader has followed yet, a load or an operation that keeps the VGPR
 //! demand within the original order's peak (so filling a stall costs no registers; loads may
 //! raise it to hide their latency), one whose operands are
@@ -27,7 +27,7 @@
 //! concatenation only when it does not grow the demand, the longest latency-weighted path to
 //! the region's end, and the original order. Demand counts the dwords of each register file,
 //! from the liveness the allocator computes: a value dies at its last use in the region when
-//! its last use in the block is in the region and it is not live out. Regions are cut into pieces of at most [`WINDOW`] instructions, so the pass stays
+//! its last use in the block is in the region and it is not live out. Regions are cut into pieces of at most `WINDOW` instructions, so the pass stays
 //! linear in the size of the function; it is deterministic.
 
 use isa::constant_bus::implicit_read;

@@ -3,7 +3,7 @@
 //! v_dual_add_nc_u32 v3, v4, v5`), one instruction word pair issued as one, in wave32 (the
 //! only wave size with VOPD).
 //!
-//! For each VALU operation `I` with a component, in order, the pass looks at most [`WINDOW`]
+//! For each VALU operation `I` with a component, in order, the pass looks at most `WINDOW`
 //! instructions ahead for a partner `J` with one: both in their `_e32` form without modifiers,
 //! one of them allowed in the X slot, `J` not reading what `I` writes (a pair reads all its
 //! sources before it writes: `I` reading what `J` writes is fine), their registers within

@@ -7,7 +7,7 @@
 //! result is pending. Waiting `vmcnt(n)` completes every event at distance `n` or more, since
 //! at most `n` may still be outstanding. Events that return in order (vector memory) need only
 //! their distance, counted in in-order events only; scalar memory (and FLAT on GFX9) returns
-//! out of order, so a register pending on one needs its counter at zero (see [`events_of`]). A
+//! out of order, so a register pending on one needs its counter at zero (see `events_of`). A
 //! counter cannot hold more events than its field's maximum (the hardware stalls the issue
 //! instead), so an event that far back is complete. States merge at
 //! control-flow joins by keeping the nearest distance of each register, which is finite, so the

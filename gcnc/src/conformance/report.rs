@@ -107,7 +107,7 @@ fn summary(results: &[CaseResult]) -> String {
 }
 
 /// The results as a table: a row per kernel, a column per configuration with the outcome
-/// and the time ([`cell`]); then the [`sections`] and the [`summary`].
+/// and the time (`cell`); then the `sections` and the `summary`.
 pub fn table(results: &[CaseResult]) -> String {
     let (configs, kernels) = axes(results);
     let name_width = kernels.iter().map(|k| k.len()).chain([6]).max().unwrap_or(6);
@@ -138,8 +138,8 @@ pub fn table(results: &[CaseResult]) -> String {
 }
 
 /// The results as Markdown (`--format markdown`, for a pull request or an issue): the table
-/// of [`table`] as a Markdown table, the [`sections`] as lists with the messages and
-/// commands as code, and the [`summary`].
+/// of [`table`] as a Markdown table, the `sections` as lists with the messages and
+/// commands as code, and the `summary`.
 pub fn markdown(results: &[CaseResult]) -> String {
     let (configs, kernels) = axes(results);
     let mut text = format!("| kernel | {} |\n|---|{}\n", configs.join(" | "), "---|".repeat(configs.len()));

@@ -16,6 +16,9 @@
 //! driver) or no GPU agent, the error says `no GPU: ...` ([`GpuError::is_no_gpu`]).
 
 mod dispatch;
+// The raw HSA runtime declarations, public for the tests that compare them with `hsa.h`: not
+// part of the embedding API ([`run`] is).
+#[doc(hidden)]
 pub mod ffi;
 
 use std::ffi::OsString;

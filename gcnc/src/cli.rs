@@ -821,6 +821,23 @@ fn write_outputs(opts: &RunOpts, params: &[Vec<u8>]) -> Result<()> {
             text.push_str(&format_elements(*ty, param(index)?));
         }
     }
+    // A run that shows nothing says how to see its results, rather than leave a new user
+    // wondering whether anything ran.
+    if opts.print.is_empty() && opts.dump.is_empty() && !opts.stats {
+        let buffers: Vec<String> = split_lds(&opts.args)
+            .0
+            .iter()
+            .enumerate()
+            .filter(|(_, spec)| spec.is_buffer())
+            .map(|(i, _)| i.to_string())
+            .collect();
+        if !buffers.is_empty() {
+            eprintln!(
+                "note: the run finished; --print I shows buffer parameter I ({} here), --dump I=FILE writes it, --stats counts what ran",
+                buffers.join(", ")
+            );
+        }
+    }
     write_stdout(&text)
 }
 

@@ -45,15 +45,24 @@ pub enum AbiError {
         /// What is wrong.
         reason: String,
     },
-    /// A section header is inconsistent (entry size, link, string offset...).
-    #[error("section {index} (header at offset {offset:#x}): {reason}")]
+    /// The section header table does not read (entry size, offset or count).
+    #[error("section header table (e_shoff {offset:#x}): {error}")]
+    BadSectionTable {
+        /// e_shoff.
+        offset: u64,
+        /// The object crate's reason (in the message, so not also a `source`).
+        error: object::read::Error,
+    },
+    /// A section's contents do not read as its type says (data outside the file, symbol
+    /// table or linked string table, relocations, notes...).
+    #[error("section {index} (header at offset {offset:#x}): {error}")]
     BadSection {
         /// The section index.
         index: usize,
         /// The file offset of its header.
         offset: u64,
-        /// What is wrong.
-        reason: String,
+        /// The object crate's reason (in the message, so not also a `source`).
+        error: object::read::Error,
     },
     /// A symbol is inconsistent (section index, value, name).
     #[error("symbol {index} of section {section} (entry at offset {offset:#x}): {reason}")]
@@ -77,15 +86,14 @@ pub enum AbiError {
         /// What is wrong.
         reason: String,
     },
-    /// A kernel descriptor lies outside its section or the file.
-    #[error("kernel '{kernel}': descriptor at {location:#x} is outside {what}")]
+    /// A kernel descriptor's 64 bytes are not all inside its section's bytes.
+    #[error("kernel '{kernel}': descriptor at {location:#x} (64 bytes) is outside its section")]
     DescriptorOutOfBounds {
         /// The kernel.
         kernel: String,
-        /// The descriptor's offset or address.
+        /// The descriptor symbol's value (its section offset in an ET_REL, its address in an
+        /// ET_DYN).
         location: u64,
-        /// What it should be inside of.
-        what: &'static str,
     },
     /// The code entry a descriptor points at is outside every executable section.
     #[error("kernel '{kernel}': code entry {address:#x} is not inside an executable section")]
@@ -116,14 +124,6 @@ pub enum AbiError {
         offset: u64,
         /// What is wrong with it (in the message, so not also a `source`).
         error: Box<AbiError>,
-    },
-    /// A note record is malformed.
-    #[error("note at offset {offset:#x}: {reason}")]
-    BadNote {
-        /// The file offset of the note header.
-        offset: u64,
-        /// What is wrong.
-        reason: String,
     },
     /// The NT_AMDGPU_METADATA msgpack does not decode as code-object metadata.
     #[error("metadata note at offset {offset:#x}: {error}")]

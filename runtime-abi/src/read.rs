@@ -3,10 +3,20 @@
 //! code entry (the `R_AMDGPU_REL64` relocation in an ET_REL, the descriptor's offset in an
 //! ET_DYN) to the kernel's code, and decodes the metadata note.
 //!
-//! It parses the ELF structures itself, with every offset checked, so malformed input gives
-//! an [`AbiError`] that says where, never a panic.
+//! It reads the ELF structures through `object::read::elf`: the section table, the symbol and
+//! string tables, the relocations, the notes and each section's bytes, every offset checked
+//! there. What is AMDGPU's is checked here: the header's class, data encoding, OS ABI, machine
+//! and type, e_flags (the target ID), EI_ABIVERSION (the code-object version), and the kernels
+//! (descriptor in its section, code entry in an executable one). Malformed input gives an
+//! [`AbiError`] that says where (the section, symbol or relocation entry, with object's reason
+//! where object refused it), never a panic.
 
 use isa::processor::{Processor, TargetId};
+use object::elf::{self, FileHeader64, SectionHeader64, Sym64};
+use object::pod::bytes_of;
+use object::read::elf::{FileHeader as _, Rela as _, SectionHeader as _, SectionTable, Sym as _, SymbolTable};
+use object::read::StringTable;
+use object::{LittleEndian as LE, SectionIndex, SymbolIndex};
 
 use crate::descriptor::KernelDescriptor;
 use crate::elf::{target_from_e_flags, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, NOTE_OWNER, NT_AMDGPU_METADATA, R_AMDGPU_REL64};
@@ -65,100 +75,53 @@ pub struct ReadKernel {
     pub metadata: Option<metadata::Kernel>,
 }
 
-const SHT_SYMTAB: u32 = 2;
-const SHT_RELA: u32 = 4;
-const SHT_NOTE: u32 = 7;
-const SHT_NOBITS: u32 = 8;
-const SHT_DYNSYM: u32 = 11;
-const SHF_EXECINSTR: u64 = 4;
-const STT_OBJECT: u8 = 1;
-const STT_FUNC: u8 = 2;
-const SHN_LORESERVE: u16 = 0xff00;
-const SYM_SIZE: u64 = 24;
-const RELA_SIZE: u64 = 24;
+type Header = FileHeader64<LE>;
+type Section = SectionHeader64<LE>;
+type Symbol = Sym64<LE>;
 
-/// The input with checked little-endian reads.
+/// A position in a section's bytes (a symbol's, or a code entry's).
 #[derive(Copy, Clone)]
-struct Input<'a>(&'a [u8]);
+struct Place<'a> {
+    index: SectionIndex,
+    header: &'a Section,
+    /// The section's bytes (none for SHT_NOBITS).
+    data: &'a [u8],
+    position: usize,
+    /// `data` from `position` on.
+    rest: &'a [u8],
+}
 
-impl<'a> Input<'a> {
-    fn slice(self, offset: u64, len: u64, what: &'static str) -> Result<&'a [u8], AbiError> {
-        let truncated = || AbiError::Truncated { what, offset, needed: len, len: self.0.len() as u64 };
-        let end = offset.checked_add(len).ok_or_else(truncated)?;
-        if end > self.0.len() as u64 {
-            return Err(truncated());
-        }
-        Ok(&self.0[offset as usize..end as usize])
-    }
-
-    fn array<const N: usize>(self, offset: u64, what: &'static str) -> Result<[u8; N], AbiError> {
-        Ok(self.slice(offset, N as u64, what)?.try_into().expect("slice of length N"))
-    }
-
-    fn u16(self, offset: u64, what: &'static str) -> Result<u16, AbiError> {
-        Ok(u16::from_le_bytes(self.array(offset, what)?))
-    }
-
-    fn u32(self, offset: u64, what: &'static str) -> Result<u32, AbiError> {
-        Ok(u32::from_le_bytes(self.array(offset, what)?))
-    }
-
-    fn u64(self, offset: u64, what: &'static str) -> Result<u64, AbiError> {
-        Ok(u64::from_le_bytes(self.array(offset, what)?))
+impl<'a> Place<'a> {
+    /// `position` in section `index`, if inside its bytes or at their end.
+    fn at(index: SectionIndex, header: &'a Section, data: &'a [u8], position: u64) -> Option<Place<'a>> {
+        let position = usize::try_from(position).ok()?;
+        Some(Place { index, header, data, position, rest: data.get(position..)? })
     }
 }
 
-/// A section header.
-#[derive(Copy, Clone, Debug)]
-struct Section {
-    index: usize,
-    header_offset: u64,
-    sh_type: u32,
-    flags: u64,
-    addr: u64,
-    offset: u64,
-    size: u64,
-    link: u32,
-    info: u32,
-    entsize: u64,
-}
-
-/// A symbol-table entry.
-#[derive(Clone, Debug)]
-struct Symbol {
-    index: usize,
-    entry_offset: u64,
-    name: String,
-    st_type: u8,
-    shndx: u16,
-    value: u64,
-    size: u64,
-}
-
-/// A note record.
-struct Note<'a> {
-    name: &'a [u8],
-    note_type: u32,
-    desc: &'a [u8],
-    /// The file offset of `desc`.
-    desc_offset: u64,
-}
-
+/// The file as object reads it, with the file type and the symbol table the kernels are in.
 struct Elf<'a> {
-    input: Input<'a>,
+    bytes: &'a [u8],
     kind: ObjectKind,
-    sections: Vec<Section>,
+    sections: SectionTable<'a, Header, &'a [u8]>,
+    /// `.symtab`, else `.dynsym`, else an empty table.
+    symbols: SymbolTable<'a, Header, &'a [u8]>,
 }
 
 impl<'a> Elf<'a> {
-    fn parse(bytes: &'a [u8]) -> Result<(Elf<'a>, u32, u8), AbiError> {
-        let input = Input(bytes);
-        let magic = input.slice(0, 4, "ELF magic").map_err(|_| AbiError::NotElf { magic: bytes.to_vec() })?;
-        if magic != b"\x7fELF" {
+    /// Checks the header's AMDGPU fields and reads the section table and the symbol table.
+    fn parse(bytes: &'a [u8]) -> Result<(Elf<'a>, &'a Header), AbiError> {
+        let magic = bytes.get(..4).unwrap_or(bytes);
+        if magic != elf::ELFMAG {
             return Err(AbiError::NotElf { magic: magic.to_vec() });
         }
-        input.slice(0, 64, "ELF header")?;
-        let bad = |field, offset: u64, value: u64, expected| AbiError::BadHeader { field, offset, value, expected };
+        let (header, _) = object::pod::from_bytes::<Header>(bytes).map_err(|()| AbiError::Truncated {
+            what: "ELF header",
+            offset: 0,
+            needed: size_of::<Header>() as u64,
+            len: bytes.len() as u64,
+        })?;
+        let bad = |field, offset, value: u64, expected| AbiError::BadHeader { field, offset, value, expected };
         let check = |field, offset, value: u64, wanted: u64, expected| {
             if value == wanted {
                 Ok(())
@@ -166,183 +129,132 @@ impl<'a> Elf<'a> {
                 Err(bad(field, offset, value, expected))
             }
         };
-        check("EI_CLASS", 4, bytes[4].into(), 2, "2 (ELFCLASS64)")?;
-        check("EI_DATA", 5, bytes[5].into(), 1, "1 (ELFDATA2LSB)")?;
-        check("EI_OSABI", 7, bytes[7].into(), ELFOSABI_AMDGPU_HSA.into(), "64 (ELFOSABI_AMDGPU_HSA)")?;
-        check("e_machine", 18, input.u16(18, "e_machine")?.into(), EM_AMDGPU.into(), "224 (EM_AMDGPU)")?;
-        let kind = match input.u16(16, "e_type")? {
-            1 => ObjectKind::Relocatable,
-            3 => ObjectKind::Shared,
-            other => return Err(bad("e_type", 16, other.into(), "1 (ET_REL) or 3 (ET_DYN)")),
+        let ident = header.e_ident();
+        check("EI_CLASS", 4, ident.class.0.into(), elf::ELFCLASS64.0.into(), "2 (ELFCLASS64)")?;
+        check("EI_DATA", 5, ident.data.0.into(), elf::ELFDATA2LSB.0.into(), "1 (ELFDATA2LSB)")?;
+        check("EI_OSABI", 7, ident.os_abi.0.into(), ELFOSABI_AMDGPU_HSA.into(), "64 (ELFOSABI_AMDGPU_HSA)")?;
+        check("e_machine", 18, header.e_machine(LE).0.into(), EM_AMDGPU.into(), "224 (EM_AMDGPU)")?;
+        let kind = match header.e_type(LE) {
+            elf::ET_REL => ObjectKind::Relocatable,
+            elf::ET_DYN => ObjectKind::Shared,
+            other => return Err(bad("e_type", 16, other.0.into(), "1 (ET_REL) or 3 (ET_DYN)")),
         };
-        let e_flags = input.u32(48, "e_flags")?;
-        let shoff = input.u64(40, "e_shoff")?;
-        let shnum = input.u16(60, "e_shnum")?;
-        if shnum != 0 {
-            check("e_shentsize", 58, input.u16(58, "e_shentsize")?.into(), 64, "64")?;
+        let headers = header
+            .section_headers(LE, bytes)
+            .map_err(|error| AbiError::BadSectionTable { offset: header.e_shoff(LE), error })?;
+        // No section names are needed, so none are read (e_shstrndx may be anything).
+        let sections = SectionTable::new(headers, StringTable::default());
+        let mut file = Elf { bytes, kind, sections, symbols: SymbolTable::default() };
+        let table = [elf::SHT_SYMTAB, elf::SHT_DYNSYM]
+            .into_iter()
+            .find_map(|sh_type| file.sections.enumerate().find(|(_, section)| section.sh_type(LE) == sh_type));
+        if let Some((index, section)) = table {
+            file.symbols = SymbolTable::parse(LE, bytes, &file.sections, index, section)
+                .map_err(|error| file.bad_section(index, section, error))?;
         }
-        let mut sections = Vec::with_capacity(shnum.into());
-        for index in 0..usize::from(shnum) {
-            let at = shoff
-                .checked_add(index as u64 * 64)
-                .ok_or_else(|| bad("e_shoff", 40, shoff, "a section header table inside the file"))?;
-            input.slice(at, 64, "section header")?;
-            sections.push(Section {
-                index,
-                header_offset: at,
-                sh_type: input.u32(at + 4, "sh_type")?,
-                flags: input.u64(at + 8, "sh_flags")?,
-                addr: input.u64(at + 16, "sh_addr")?,
-                offset: input.u64(at + 24, "sh_offset")?,
-                size: input.u64(at + 32, "sh_size")?,
-                link: input.u32(at + 40, "sh_link")?,
-                info: input.u32(at + 44, "sh_info")?,
-                entsize: input.u64(at + 56, "sh_entsize")?,
-            });
-        }
-        Ok((Elf { input, kind, sections }, e_flags, bytes[8]))
+        Ok((file, header))
     }
 
-    fn section(&self, index: usize, referrer: &Section, what: &str) -> Result<&Section, AbiError> {
-        self.sections.get(index).ok_or_else(|| AbiError::BadSection {
-            index: referrer.index,
-            offset: referrer.header_offset,
-            reason: format!("{what} {index} does not exist ({} sections)", self.sections.len()),
-        })
+    /// Object's refusal of section `index`, located by its header.
+    fn bad_section(&self, index: SectionIndex, header: &Section, error: object::read::Error) -> AbiError {
+        AbiError::BadSection { index: index.0, offset: file_offset(self.bytes, bytes_of(header)), error }
     }
 
-    fn data(&self, section: &Section) -> Result<&'a [u8], AbiError> {
-        if section.sh_type == SHT_NOBITS {
-            return Ok(&[]);
-        }
-        self.input.slice(section.offset, section.size, "section data")
+    /// Symbol `index` of the symbol table is not what the reader needs, for `reason`.
+    fn bad_symbol(&self, index: SymbolIndex, symbol: &Symbol, reason: String) -> AbiError {
+        let (section, offset) = (self.symbols.section().0, file_offset(self.bytes, bytes_of(symbol)));
+        AbiError::BadSymbol { index: index.0, section, offset, reason }
     }
 
-    /// The symbols of the first table of type `sh_type`.
-    fn symbols(&self, sh_type: u32) -> Result<Option<(usize, Vec<Symbol>)>, AbiError> {
-        let Some(table) = self.sections.iter().find(|s| s.sh_type == sh_type) else {
-            return Ok(None);
-        };
-        let bad = |reason: String| AbiError::BadSection { index: table.index, offset: table.header_offset, reason };
-        if table.entsize != SYM_SIZE {
-            return Err(bad(format!("symbol entry size {} is not {SYM_SIZE}", table.entsize)));
-        }
-        let strings = self.data(self.section(table.link as usize, table, "string table")?)?;
-        let data = self.data(table)?;
-        let mut symbols = Vec::new();
-        for (index, entry) in data.chunks_exact(SYM_SIZE as usize).enumerate().skip(1) {
-            let entry_offset = table.offset + index as u64 * SYM_SIZE;
-            let entry = Input(entry);
-            let name_offset = entry.u32(0, "st_name")? as usize;
-            let bad_symbol = |reason: &str| AbiError::BadSymbol {
-                index,
-                section: table.index,
-                offset: entry_offset,
-                reason: reason.to_string(),
-            };
-            let name_bytes = strings.get(name_offset..).ok_or_else(|| bad_symbol("name outside the string table"))?;
-            let end = name_bytes.iter().position(|&b| b == 0).ok_or_else(|| bad_symbol("name not terminated"))?;
-            let name = std::str::from_utf8(&name_bytes[..end]).map_err(|_| bad_symbol("name is not UTF-8"))?;
-            symbols.push(Symbol {
-                index,
-                entry_offset,
-                name: name.to_string(),
-                st_type: entry.0[4] & 0xf,
-                shndx: entry.u16(6, "st_shndx")?,
-                value: entry.u64(8, "st_value")?,
-                size: entry.u64(16, "st_size")?,
-            });
-        }
-        Ok(Some((table.index, symbols)))
+    /// Symbol `index`'s name, which must be UTF-8.
+    fn name(&self, index: SymbolIndex, symbol: &Symbol) -> Result<&'a str, AbiError> {
+        let name = self.symbols.symbol_name(LE, symbol).map_err(|error| self.bad_symbol(index, symbol, error.to_string()))?;
+        std::str::from_utf8(name).map_err(|_| self.bad_symbol(index, symbol, "name is not UTF-8".into()))
     }
 
-    /// The symbol's section and its position in that section (the value in an ET_REL, the
-    /// value minus the section address in an ET_DYN), checked to leave `len` bytes.
-    fn place(&self, symbol: &Symbol, table: usize, len: u64) -> Result<(&Section, u64), AbiError> {
-        let bad = |reason: String| AbiError::BadSymbol {
-            index: symbol.index,
-            section: table,
-            offset: symbol.entry_offset,
-            reason,
-        };
-        if symbol.shndx == 0 || symbol.shndx >= SHN_LORESERVE {
-            return Err(bad(format!("'{}' is not defined in a section (index {:#x})", symbol.name, symbol.shndx)));
+    /// The symbol's position in its section `header`: the value in an ET_REL, the value minus
+    /// the section address in an ET_DYN.
+    fn position(&self, symbol: &Symbol, header: &Section) -> Option<u64> {
+        match self.kind {
+            ObjectKind::Relocatable => Some(symbol.st_value(LE)),
+            ObjectKind::Shared => symbol.st_value(LE).checked_sub(header.sh_addr(LE)),
         }
+    }
+
+    /// Where symbol `index`, named `name`, points: inside its section's bytes or at their end.
+    fn place(&self, index: SymbolIndex, symbol: &Symbol, name: &str) -> Result<Place<'a>, AbiError> {
+        let bad = |reason: String| self.bad_symbol(index, symbol, reason);
         let section = self
+            .symbols
+            .symbol_section(LE, symbol, index)
+            .map_err(|error| bad(format!("'{name}': {error}")))?
+            .ok_or_else(|| bad(format!("'{name}' is not defined in a section (index {:#x})", symbol.st_shndx(LE).0)))?;
+        let header = self
             .sections
-            .get(usize::from(symbol.shndx))
-            .ok_or_else(|| bad(format!("'{}' names section {}, which does not exist", symbol.name, symbol.shndx)))?;
-        let position = match self.kind {
-            ObjectKind::Relocatable => Some(symbol.value),
-            ObjectKind::Shared => symbol.value.checked_sub(section.addr),
-        };
-        match position {
-            Some(position) if position.checked_add(len).is_some_and(|end| end <= section.size) => {
-                Ok((section, position))
-            }
-            _ => Err(bad(format!("'{}' at {:#x} (+{len}) is outside its section", symbol.name, symbol.value))),
-        }
+            .section(section)
+            .map_err(|_| bad(format!("'{name}' names section {}, which does not exist", section.0)))?;
+        let data = header.data(LE, self.bytes).map_err(|error| self.bad_section(section, header, error))?;
+        self.position(symbol, header)
+            .and_then(|position| Place::at(section, header, data, position))
+            .ok_or_else(|| bad(format!("'{name}' at {:#x} is outside its section", symbol.st_value(LE))))
     }
 
-    /// The notes of every SHT_NOTE section.
-    fn notes(&self) -> Result<Vec<Note<'a>>, AbiError> {
-        let mut notes = Vec::new();
-        for section in self.sections.iter().filter(|s| s.sh_type == SHT_NOTE) {
-            let data = Input(self.data(section)?);
-            let mut at = 0u64;
-            while at < data.0.len() as u64 {
-                let offset = section.offset + at;
-                let bad = |reason: &str| AbiError::BadNote { offset, reason: reason.to_string() };
-                let header = |field: u64| data.u32(at + field, "note header").map_err(|_| bad("truncated header"));
-                let (namesz, descsz, note_type) = (u64::from(header(0)?), u64::from(header(4)?), header(8)?);
-                let name_at = at + 12;
-                let desc_at = name_at + namesz.next_multiple_of(4);
-                let name = data.slice(name_at, namesz, "note name").map_err(|_| bad("name runs past the section"))?;
-                let desc = data.slice(desc_at, descsz, "note desc").map_err(|_| bad("desc runs past the section"))?;
-                notes.push(Note { name, note_type, desc, desc_offset: section.offset + desc_at });
-                at = desc_at + descsz.next_multiple_of(4);
+    /// The descs of the AMDGPU metadata notes, in file order.
+    fn metadata_notes(&self) -> Result<Vec<&'a [u8]>, AbiError> {
+        let mut found = Vec::new();
+        for (index, header) in self.sections.enumerate() {
+            let bad = |error| self.bad_section(index, header, error);
+            let Some(mut notes) = header.notes(LE, self.bytes).map_err(bad)? else { continue };
+            while let Some(note) = notes.next().map_err(bad)? {
+                if note.name() == NOTE_OWNER && note.n_type(LE).0 == NT_AMDGPU_METADATA {
+                    found.push(note.desc());
+                }
             }
         }
-        Ok(notes)
+        Ok(found)
     }
+}
+
+/// The file offset of `part`, a slice of `bytes` as object hands them out (object's
+/// structures and data are subslices of its input, so the offset is the difference of the
+/// addresses; saturating, so that a slice from elsewhere could give a wrong offset but never
+/// a panic).
+fn file_offset(bytes: &[u8], part: &[u8]) -> u64 {
+    part.as_ptr().addr().saturating_sub(bytes.as_ptr().addr()) as u64
 }
 
 /// Reads a code object: an ET_REL (the REL64 relocation of each descriptor is resolved to
 /// find the code) or an ET_DYN, ours or clang's/lld's. Fails with the offending offset on
 /// malformed input.
 pub fn read(bytes: &[u8]) -> Result<ReadObject, AbiError> {
-    let (elf, e_flags, abi_version) = Elf::parse(bytes)?;
+    let (file, header) = Elf::parse(bytes)?;
+    let e_flags = header.e_flags(LE).0;
+    let abi_version = header.e_ident().abi_version;
     let version = CodeObjectVersion::from_abi_version(abi_version);
     let target = target_from_e_flags(e_flags, version);
 
     let mut metadata = None;
     let mut metadata_msgpack = None;
     let mut metadata_offset = None;
-    for note in elf.notes()? {
-        if note.name.strip_suffix(b"\0") == Some(NOTE_OWNER) && note.note_type == NT_AMDGPU_METADATA {
-            let decoded = Metadata::from_msgpack(note.desc)
-                .map_err(|error| AbiError::Metadata { offset: note.desc_offset, error })?;
-            metadata = Some(decoded);
-            metadata_msgpack = Some(note.desc.to_vec());
-            metadata_offset = Some(note.desc_offset);
-        }
+    for desc in file.metadata_notes()? {
+        let offset = file_offset(bytes, desc);
+        metadata = Some(Metadata::from_msgpack(desc).map_err(|error| AbiError::Metadata { offset, error })?);
+        metadata_msgpack = Some(desc.to_vec());
+        metadata_offset = Some(offset);
     }
 
-    let symbols = match elf.symbols(SHT_SYMTAB)? {
-        Some(found) => Some(found),
-        None => elf.symbols(SHT_DYNSYM)?,
-    };
     let mut kernels = Vec::new();
-    if let Some((table, symbols)) = &symbols {
-        for symbol in symbols.iter().filter(|s| s.st_type == STT_OBJECT) {
-            let Some(name) = symbol.name.strip_suffix(".kd") else { continue };
-            // The descriptor's layout depends on the processor: e_flags must name one.
-            let proc = target_from_e_flags(e_flags, version)?.processor;
-            kernels.push(read_kernel(&elf, *table, symbols, symbol, name, proc, metadata.as_ref())?);
+    for (index, symbol) in file.symbols.enumerate().skip(1) {
+        if symbol.st_type() != elf::STT_OBJECT {
+            continue;
         }
+        let Some(name) = file.name(index, symbol)?.strip_suffix(".kd") else { continue };
+        // The descriptor's layout depends on the processor: e_flags must name one.
+        let proc = target_from_e_flags(e_flags, version)?.processor;
+        kernels.push(read_kernel(&file, index, symbol, name, proc, metadata.as_ref())?);
     }
     Ok(ReadObject {
-        e_type: elf.kind,
+        e_type: file.kind,
         e_flags,
         abi_version,
         version,
@@ -355,121 +267,111 @@ pub fn read(bytes: &[u8]) -> Result<ReadObject, AbiError> {
 }
 
 fn read_kernel(
-    elf: &Elf<'_>,
-    table: usize,
-    symbols: &[Symbol],
+    file: &Elf<'_>,
+    index: SymbolIndex,
     kd: &Symbol,
     name: &str,
     proc: &Processor,
     metadata: Option<&Metadata>,
 ) -> Result<ReadKernel, AbiError> {
-    let (kd_section, kd_position) = elf.place(kd, table, 64)?;
-    let descriptor_offset = kd_section.offset.checked_add(kd_position).ok_or(AbiError::DescriptorOutOfBounds {
-        kernel: name.into(),
-        location: kd.value,
-        what: "the file",
-    })?;
-    let bytes: [u8; 64] = elf.input.array(descriptor_offset, "kernel descriptor")?;
-    let descriptor = KernelDescriptor::decode(&bytes, proc).map_err(|source| AbiError::BadDescriptor {
+    let kd_name = format!("{name}.kd");
+    let kd_place = file.place(index, kd, &kd_name)?;
+    let bytes = kd_place
+        .rest
+        .first_chunk::<64>()
+        .ok_or_else(|| AbiError::DescriptorOutOfBounds { kernel: name.into(), location: kd.st_value(LE) })?;
+    let descriptor_offset = file_offset(file.bytes, bytes);
+    let descriptor = KernelDescriptor::decode(bytes, proc).map_err(|source| AbiError::BadDescriptor {
         kernel: name.into(),
         offset: descriptor_offset,
         error: Box::new(source),
     })?;
-
-    let (code_section, entry) = match elf.kind {
-        ObjectKind::Relocatable => entry_from_relocation(elf, table, symbols, kd_section, kd_position, name)?,
-        ObjectKind::Shared => {
-            let address = kd.value.checked_add_signed(descriptor.kernel_code_entry_byte_offset);
-            let out_of_bounds = || AbiError::EntryOutOfBounds { kernel: name.into(), address: address.unwrap_or(0) };
-            let address = address.ok_or_else(out_of_bounds)?;
-            let section = elf
-                .sections
-                .iter()
-                .find(|s| {
-                    s.flags & SHF_EXECINSTR != 0
-                        && s.sh_type != SHT_NOBITS
-                        && address >= s.addr
-                        && address - s.addr < s.size
-                })
-                .ok_or_else(out_of_bounds)?;
-            (section, address - section.addr)
-        }
+    let entry = match file.kind {
+        ObjectKind::Relocatable => entry_from_relocation(file, &kd_place, name)?,
+        ObjectKind::Shared => entry_from_address(file, kd, &descriptor, name)?,
     };
     // The kernel's length: a function symbol at the entry gives it, else the section end.
-    let function = symbols.iter().find(|s| {
-        s.st_type == STT_FUNC
-            && usize::from(s.shndx) == code_section.index
-            && s.size > 0
-            && elf.place(s, table, s.size).is_ok_and(|(_, position)| position == entry)
-    });
-    let len = function.map_or(code_section.size - entry, |f| f.size);
-    let code_offset = code_section.offset.checked_add(entry).ok_or(AbiError::Truncated {
-        what: "kernel code",
-        offset: code_section.offset,
-        needed: entry,
-        len: elf.input.0.len() as u64,
-    })?;
-    let code = elf.input.slice(code_offset, len, "kernel code")?.to_vec();
-    let kd_name = format!("{name}.kd");
+    let function = |(index, symbol): (SymbolIndex, &Symbol)| {
+        let here = symbol.st_type() == elf::STT_FUNC
+            && file.symbols.symbol_section(LE, symbol, index) == Ok(Some(entry.index))
+            && file.position(symbol, entry.header) == Some(entry.position as u64);
+        let len = usize::try_from(symbol.st_size(LE)).ok().filter(|&len| here && len > 0)?;
+        entry.rest.get(..len)
+    };
+    let code = file.symbols.enumerate().skip(1).find_map(function).unwrap_or(entry.rest);
     Ok(ReadKernel {
         name: name.to_string(),
         descriptor,
         descriptor_offset,
-        code_offset,
-        code,
+        code_offset: file_offset(file.bytes, code),
+        code: code.to_vec(),
         metadata: metadata.and_then(|m| m.kernels.iter().find(|k| k.symbol == kd_name).cloned()),
     })
 }
 
-/// The code section and entry position an ET_REL's descriptor points at: the
-/// `R_AMDGPU_REL64` at `.kd+16` against symbol S with addend A gives the entry S + A - 16
-/// (KERNEL_CODE_ENTRY_BYTE_OFFSET = S + A - P is the entry minus the descriptor).
-fn entry_from_relocation<'e>(
-    elf: &'e Elf<'_>,
-    table: usize,
-    symbols: &[Symbol],
-    kd_section: &Section,
-    kd_position: u64,
-    name: &str,
-) -> Result<(&'e Section, u64), AbiError> {
+/// The code entry an ET_REL's descriptor points at: the `R_AMDGPU_REL64` at `.kd+16`
+/// against symbol S with addend A gives the entry S + A - 16 (KERNEL_CODE_ENTRY_BYTE_OFFSET =
+/// S + A - P is the entry minus the descriptor).
+fn entry_from_relocation<'a>(file: &Elf<'a>, descriptor: &Place<'a>, name: &str) -> Result<Place<'a>, AbiError> {
     let bad = |offset: u64, reason: String| AbiError::BadRelocation { kernel: name.into(), offset, reason };
-    let field = kd_position + 16;
-    for rela in elf.sections.iter().filter(|s| s.sh_type == SHT_RELA && s.info as usize == kd_section.index) {
-        if rela.entsize != RELA_SIZE {
-            return Err(AbiError::BadSection {
-                index: rela.index,
-                offset: rela.header_offset,
-                reason: format!("relocation entry size {} is not {RELA_SIZE}", rela.entsize),
-            });
+    let field = descriptor.position as u64 + 16;
+    for (index, header) in file.sections.enumerate() {
+        if header.info_link(LE) != descriptor.index {
+            continue;
         }
-        let data = elf.data(rela)?;
-        for (index, entry) in data.chunks_exact(RELA_SIZE as usize).enumerate() {
-            let entry = Input(entry);
-            if entry.u64(0, "r_offset")? != field {
-                continue;
-            }
-            let offset = rela.offset + index as u64 * RELA_SIZE;
-            let info = entry.u64(8, "r_info")?;
-            let addend = entry.u64(16, "r_addend")? as i64;
-            if info as u32 != R_AMDGPU_REL64 {
-                return Err(bad(offset, format!("type {} is not R_AMDGPU_REL64 ({R_AMDGPU_REL64})", info as u32)));
-            }
-            if rela.link as usize != table {
-                return Err(bad(offset, format!("links symbol table {}, not {table}", rela.link)));
-            }
-            let symbol_index = (info >> 32) as usize;
-            let symbol = symbols
-                .iter()
-                .find(|s| s.index == symbol_index)
-                .ok_or_else(|| bad(offset, format!("symbol {symbol_index} does not exist")))?;
-            let (section, position) = elf.place(symbol, table, 0)?;
-            let entry = position
-                .checked_add_signed(addend)
-                .and_then(|e| e.checked_sub(16))
-                .filter(|&e| e < section.size)
-                .ok_or_else(|| bad(offset, format!("'{}' + {addend} - 16 is outside its section", symbol.name)))?;
-            return Ok((section, entry));
+        let Some((relocations, link)) =
+            header.rela(LE, file.bytes).map_err(|error| file.bad_section(index, header, error))?
+        else {
+            continue;
+        };
+        let Some(rela) = relocations.iter().find(|rela| rela.r_offset(LE) == field) else { continue };
+        let offset = file_offset(file.bytes, bytes_of(rela));
+        let r_type = rela.r_type(LE, false).0;
+        if r_type != R_AMDGPU_REL64 {
+            return Err(bad(offset, format!("type {r_type} is not R_AMDGPU_REL64 ({R_AMDGPU_REL64})")));
         }
+        let table = file.symbols.section();
+        if link != table {
+            return Err(bad(offset, format!("links symbol table {}, not {}", link.0, table.0)));
+        }
+        let symbol_index = SymbolIndex(rela.r_sym(LE, false) as usize);
+        let symbol = file
+            .symbols
+            .symbol(symbol_index)
+            .map_err(|_| bad(offset, format!("symbol {} does not exist", symbol_index.0)))?;
+        let symbol_name = file.name(symbol_index, symbol)?;
+        let target = file.place(symbol_index, symbol, symbol_name)?;
+        let addend = rela.r_addend(LE);
+        return (target.position as u64)
+            .checked_add_signed(addend)
+            .and_then(|entry| entry.checked_sub(16))
+            .filter(|&entry| entry < target.data.len() as u64)
+            .and_then(|entry| Place::at(target.index, target.header, target.data, entry))
+            .ok_or_else(|| bad(offset, format!("'{symbol_name}' + {addend} - 16 is outside its section")));
     }
-    Err(bad(0, format!("no relocation at offset {field:#x} of section {}", kd_section.index)))
+    Err(bad(0, format!("no relocation at offset {field:#x} of section {}", descriptor.index.0)))
+}
+
+/// The code entry an ET_DYN's descriptor points at: the descriptor's address plus its
+/// KERNEL_CODE_ENTRY_BYTE_OFFSET, inside an executable section.
+fn entry_from_address<'a>(
+    file: &Elf<'a>,
+    kd: &Symbol,
+    descriptor: &KernelDescriptor,
+    name: &str,
+) -> Result<Place<'a>, AbiError> {
+    let address = kd.st_value(LE).checked_add_signed(descriptor.kernel_code_entry_byte_offset);
+    let out_of_bounds = || AbiError::EntryOutOfBounds { kernel: name.into(), address: address.unwrap_or(0) };
+    let address = address.ok_or_else(out_of_bounds)?;
+    let (index, header, position) = file
+        .sections
+        .enumerate()
+        .find_map(|(index, header)| {
+            let code = header.sh_flags(LE).contains(elf::SHF_EXECINSTR) && header.sh_type(LE) != elf::SHT_NOBITS;
+            let position = address.checked_sub(header.sh_addr(LE)).filter(|&p| code && p < header.sh_size(LE))?;
+            Some((index, header, position))
+        })
+        .ok_or_else(out_of_bounds)?;
+    let data = header.data(LE, file.bytes).map_err(|error| file.bad_section(index, header, error))?;
+    Place::at(index, header, data, position).ok_or_else(out_of_bounds)
 }

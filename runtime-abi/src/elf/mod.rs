@@ -263,6 +263,35 @@ mod tests {
         assert!(try_write_shared(&tiny(&["bad\0name"])).is_err());
     }
 
+    /// The reader says where: the section header table or the section object refused, the
+    /// descriptor that runs past its section.
+    #[test]
+    fn damaged_objects_are_refused_with_the_place() {
+        use object::elf::{FileHeader64, SHT_SYMTAB};
+        use object::read::elf::{FileHeader as _, SectionHeader as _};
+        use object::LittleEndian as LE;
+        let bytes = write_relocatable(&tiny(&["k"]));
+        let header = FileHeader64::<LE>::parse(&*bytes).unwrap();
+        let sections = header.sections(LE, &*bytes).unwrap();
+        let (symtab, table) = sections.enumerate().find(|(_, s)| s.sh_type(LE) == SHT_SYMTAB).unwrap();
+        let damaged = |at: usize, value: u64| {
+            let mut bytes = bytes.clone();
+            bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            crate::read(&bytes).unwrap_err().to_string()
+        };
+        let end = bytes.len() as u64;
+        let message = format!("section header table (e_shoff {end:#x}): Invalid ELF section header offset/size/alignment");
+        assert_eq!(damaged(0x28, end), message);
+        let table_header = header.e_shoff(LE) as usize + symtab.0 * 64;
+        let message = format!("section {} (header at offset {table_header:#x}): Invalid ELF symbol table data", symtab.0);
+        assert_eq!(damaged(table_header + 0x18, end), message);
+        // k.kd's value (its offset in .rodata) 32 bytes on: half the descriptor is past the end.
+        let symbols = sections.symbols(LE, &*bytes, SHT_SYMTAB).unwrap();
+        let kd = symbols.iter().position(|s| symbols.symbol_name(LE, s).is_ok_and(|name| name == b"k.kd")).unwrap();
+        let value = table.sh_offset(LE) as usize + kd * 24 + 8;
+        assert_eq!(damaged(value, 32), "kernel 'k': descriptor at 0x20 (64 bytes) is outside its section");
+    }
+
     #[test]
     fn notes_are_padded() {
         let note = note_record(NOTE_OWNER, NT_AMDGPU_METADATA, &[1, 2, 3, 4, 5]);

@@ -12,8 +12,7 @@
 //! Like llvm-objdump, the listing covers the whole code section: a kernel runs to the next
 //! kernel or to the end of its section, so the padding after the last one (`s_code_end`,
 //! `s_nop 0`) is listed too. runtime-abi's reader gives each kernel's entry but not the
-//! section's extent, so [`code_sections`] reads the section headers for that (a few checked
-//! fields; runtime-abi could expose them instead).
+//! section's extent, so [`code_sections`] reads the section headers for that, with `object`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -72,24 +71,20 @@ pub fn disassemble(bytes: &[u8]) -> Result<String> {
 }
 
 /// The file extents `[start, end)` of the executable sections (SHF_EXECINSTR) of an ELF64
-/// file; empty when the section headers do not read.
+/// file, read with `object`; empty when the section headers do not read.
 fn code_sections(bytes: &[u8]) -> Vec<(u64, u64)> {
-    const SHF_EXECINSTR: u64 = 4;
-    let u16_at = |o: usize| bytes.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as u64);
-    let u64_at = |o: u64| {
-        let o = usize::try_from(o).ok()?;
-        bytes.get(o..o.checked_add(8)?).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-    };
-    let (Some(shoff), Some(shentsize), Some(shnum)) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c)) else {
-        return Vec::new();
-    };
-    (0..shnum)
-        .filter_map(|i| {
-            let header = shoff.checked_add(i.checked_mul(shentsize)?)?;
-            let flags = u64_at(header + 8)?;
-            let (offset, size) = (u64_at(header + 0x18)?, u64_at(header + 0x20)?);
+    use object::elf::{FileHeader64, SHF_EXECINSTR};
+    use object::read::elf::{FileHeader, SectionHeader};
+    use object::LittleEndian as LE;
+    let Ok(header) = FileHeader64::<LE>::parse(bytes) else { return Vec::new() };
+    let Ok(sections) = header.sections(LE, bytes) else { return Vec::new() };
+    sections
+        .iter()
+        .filter(|s| s.sh_flags(LE).contains(SHF_EXECINSTR))
+        .filter_map(|s| {
+            let (offset, size) = s.file_range(LE)?;
             let end = offset.checked_add(size).filter(|&e| e <= bytes.len() as u64)?;
-            (flags & SHF_EXECINSTR != 0).then_some((offset, end))
+            Some((offset, end))
         })
         .collect()
 }

@@ -413,7 +413,8 @@ pub fn chart(report: &TargetReport) -> Result<String, String> {
         .iter()
         .map(|c| series.iter().map(|(_, m, _)| { let (g, l) = pair(m, c); ratio(g, l).unwrap_or(0.0) }).collect())
         .collect();
-    let top = ratios.iter().flatten().copied().fold(1.0f64, f64::max) * 1.1;
+    // Room on the right for the legend.
+    let top = ratios.iter().flatten().copied().fold(1.0f64, f64::max) * 1.4;
     let height = 80 + 22 * rows.len() as u32;
     let mut svg = String::new();
     {
@@ -448,7 +449,13 @@ pub fn chart(report: &TargetReport) -> Result<String, String> {
         chart
             .draw_series(LineSeries::new([(1.0, 0.0), (1.0, rows.len() as f64)], BLACK.stroke_width(1)))
             .map_err(e)?;
-        chart.configure_series_labels().background_style(WHITE).border_style(BLACK).draw().map_err(e)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE)
+            .border_style(BLACK)
+            .draw()
+            .map_err(e)?;
         area.present().map_err(e)?;
     }
     Ok(svg)

@@ -16,6 +16,7 @@
 use std::ffi::{c_char, c_void, OsStr};
 use std::mem::{align_of, offset_of, size_of};
 
+#[cfg(feature = "gpu")]
 use libloading::Library;
 
 use super::GpuError;
@@ -147,6 +148,7 @@ macro_rules! hsa_constants {
 }
 
 /// The loader's error with its causes (libloading keeps `dlerror`'s text in the source).
+#[cfg(feature = "gpu")]
 fn loader_message(error: &libloading::Error) -> String {
     let mut text = error.to_string();
     let mut cause = std::error::Error::source(error);
@@ -166,12 +168,24 @@ macro_rules! hsa_api {
         #[allow(missing_docs)]
         pub struct Api {
             $($(#[$meta])* pub $name: unsafe extern "C" fn($($arg: $ty),*) -> $ret,)*
+            #[cfg(feature = "gpu")]
             _library: Library,
         }
 
         impl Api {
+            /// Without the `gpu` feature there is no loader: no runtime, as on a machine
+            /// without one.
+            #[cfg(not(feature = "gpu"))]
+            pub fn load(path: &OsStr) -> Result<Api, GpuError> {
+                Err(GpuError::NoRuntime {
+                    library: path.to_string_lossy().into_owned(),
+                    reason: "gcnc was built without its `gpu` feature, which loads the HSA runtime".to_string(),
+                })
+            }
+
             /// Loads the library at `path` (a file name searched as `dlopen` does, or a path)
             /// and resolves every entry point; fails, saying which, when one is missing.
+            #[cfg(feature = "gpu")]
             pub fn load(path: &OsStr) -> Result<Api, GpuError> {
                 let library_name = || path.to_string_lossy().into_owned();
                 // SAFETY: loading runs the library's initialisers; the HSA runtime's are

@@ -44,7 +44,8 @@ echo "==> cargo test --workspace --locked"
 cargo test --workspace --locked
 
 # The library builds for an embedder without the program's dependencies (clap, the terminal
-# crates), as gcnc/Cargo.toml's `cli` feature promises.
+# crates) and without the HSA runtime's loader, as gcnc/Cargo.toml's `cli` and `gpu` features
+# promise.
 echo "==> cargo check -p gcnc --lib --no-default-features --locked"
 cargo check -p gcnc --lib --no-default-features --locked
 

@@ -352,9 +352,7 @@ fn speed_line(report: &TargetReport) -> Option<String> {
         geomean(metric, report.rows).0.map(|t| 1.0 / t)
     };
     let (process, library) = (speedup("compile_ms")?, speedup("compile_in_process_ms")?);
-    Some(format!(
-        "Compile speed: gcnc is {process:.1}x faster than llc-19 -O3 as a process, {library:.1}x in process."
-    ))
+    Some(format!("Compile speed: gcnc is {process:.1}x faster than llc-19 -O3 as a process, {library:.1}x in process."))
 }
 
 /// The summary the report starts with: per target, the geometric mean of each ratio, and the
@@ -404,14 +402,23 @@ pub fn summary(reports: &[TargetReport]) -> String {
 pub fn chart(report: &TargetReport) -> Result<String, String> {
     use plotters::prelude::*;
     use plotters::style::text_anchor::{HPos, Pos, VPos};
-    let series: Vec<(&str, &Metric, RGBColor)> = [("static instructions", "instructions", BLUE), ("dyn/WI", "dyn_insts_per_work_item", RED)]
-        .into_iter()
-        .filter_map(|(label, key, color)| Some((label, METRICS.iter().find(|m| m.key == key)?, color)))
-        .collect();
+    let series: Vec<(&str, &Metric, RGBColor)> =
+        [("static instructions", "instructions", BLUE), ("dyn/WI", "dyn_insts_per_work_item", RED)]
+            .into_iter()
+            .filter_map(|(label, key, color)| Some((label, METRICS.iter().find(|m| m.key == key)?, color)))
+            .collect();
     let rows: Vec<&Comparison> = report.rows.iter().filter(|c| c.gcnc.is_ok()).collect();
     let ratios: Vec<Vec<f64>> = rows
         .iter()
-        .map(|c| series.iter().map(|(_, m, _)| { let (g, l) = pair(m, c); ratio(g, l).unwrap_or(0.0) }).collect())
+        .map(|c| {
+            series
+                .iter()
+                .map(|(_, m, _)| {
+                    let (g, l) = pair(m, c);
+                    ratio(g, l).unwrap_or(0.0)
+                })
+                .collect()
+        })
         .collect();
     // Room on the right for the legend.
     let top = ratios.iter().flatten().copied().fold(1.0f64, f64::max) * 1.4;
@@ -442,13 +449,13 @@ pub fn chart(report: &TargetReport) -> Result<String, String> {
                 let y0 = i as f64 + 0.1 + slot * k as f64;
                 Rectangle::new([(0.0, y0), (r[k], y0 + slot)], color.filled())
             });
-            chart.draw_series(bars).map_err(e)?.label(*label).legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
-            });
+            chart
+                .draw_series(bars)
+                .map_err(e)?
+                .label(*label)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
         }
-        chart
-            .draw_series(LineSeries::new([(1.0, 0.0), (1.0, rows.len() as f64)], BLACK.stroke_width(1)))
-            .map_err(e)?;
+        chart.draw_series(LineSeries::new([(1.0, 0.0), (1.0, rows.len() as f64)], BLACK.stroke_width(1))).map_err(e)?;
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)
@@ -595,15 +602,24 @@ mod tests {
     /// bar per kernel and ratio.
     #[test]
     fn summary_first_narrow_lines_and_a_chart() {
-        let mut rows: Vec<Comparison> = (0..7)
-            .map(|i| row(&format!("kernel_name_{i:04}"), 12345, 54321, 4000 + i, 3000))
-            .collect();
+        let mut rows: Vec<Comparison> =
+            (0..7).map(|i| row(&format!("kernel_name_{i:04}"), 12345, 54321, 4000 + i, 3000)).collect();
         for (i, r) in rows.iter_mut().enumerate() {
             if let Ok(g) = &mut r.gcnc {
-                g.dynamic = Ok(crate::dynamic::Dynamic { wave_instructions: 1000 + 10 * i as u64, wave_size: 64, work_items: 64, buffers: Vec::new() });
+                g.dynamic = Ok(crate::dynamic::Dynamic {
+                    wave_instructions: 1000 + 10 * i as u64,
+                    wave_size: 64,
+                    work_items: 64,
+                    buffers: Vec::new(),
+                });
             }
             if let Ok(l) = &mut r.llvm {
-                l.dynamic = Ok(crate::dynamic::Dynamic { wave_instructions: 1000, wave_size: 64, work_items: 64, buffers: Vec::new() });
+                l.dynamic = Ok(crate::dynamic::Dynamic {
+                    wave_instructions: 1000,
+                    wave_size: 64,
+                    work_items: 64,
+                    buffers: Vec::new(),
+                });
             }
         }
         rows.push(Comparison { kernel: "broken".into(), gcnc: Err("x: ".repeat(60)), llvm: rows[0].llvm.clone() });

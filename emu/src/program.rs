@@ -231,7 +231,9 @@ impl Program {
 /// Reads a code object with runtime-abi's reader and decodes its kernels.
 pub(crate) fn load(bytes: &[u8]) -> Result<Program, LoadError> {
     let object = runtime_abi::read::read(bytes).map_err(|e| LoadError::Read(e.to_string()))?;
-    let target = object.target.ok_or_else(|| LoadError::Processor(format!("e_flags {:#x}", object.e_flags), Processor::verified_names()))?;
+    let target = object
+        .target
+        .ok_or_else(|| LoadError::Processor(format!("e_flags {:#x}", object.e_flags), Processor::verified_names()))?;
     let proc = target.processor;
     let kernels = object
         .kernels

@@ -158,8 +158,8 @@ use crate::instructions::{
 use crate::srcloc::SourceLoc;
 use crate::types::{f16_bits_from_f64, AddrSpace, Type};
 use cranelift_entity::{entity_impl, EntitySet, PrimaryMap, SecondaryMap};
-use smallvec::SmallVec;
 use foldhash::fast::FixedState;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 
 /// A mutable variable of the frontend's program, printed `varN`. Declared with

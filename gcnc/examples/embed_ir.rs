@@ -73,7 +73,10 @@ fn main() {
         let out: Vec<f32> = params[1].elements().expect("a buffer of f32");
         for (i, (&got, &xi)) in out.iter().zip(&x).enumerate() {
             let want = a * xi + b;
-            assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{mcpu} [{i}]: {got} != {want}");
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{mcpu} [{i}]: {got} != {want}"
+            );
         }
         assert_eq!(out[n as usize], 7.0, "{mcpu}: the element past n was written");
         println!(

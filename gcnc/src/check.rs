@@ -466,10 +466,7 @@ mod tests {
     /// run differs.
     #[test]
     fn first_difference_names_the_optimizer() {
-        let args = [
-            CheckArg::Scalar(7),
-            CheckArg::Buffer { ty: Type::F32, bytes: f32s(&[0.0; 3]) },
-        ];
+        let args = [CheckArg::Scalar(7), CheckArg::Buffer { ty: Type::F32, bytes: f32s(&[0.0; 3]) }];
         let expected = f32s(&[1.0, 2.0, 3.0]);
         let got = f32s(&[1.0, -2.0, 4.0]);
         let find = |unordered: &dyn Fn(usize, usize) -> bool, optimized| {
@@ -477,7 +474,10 @@ mod tests {
         };
         let m = find(&|_, i| i == 1, true).expect("element 2 differs");
         assert_eq!((m.param, m.index, m.optimized), (1, 2, true));
-        assert_eq!(m.to_string(), "parameter 1 element 2: the interpreter gives 3.0, the optimized IR on the interpreter 4.0");
+        assert_eq!(
+            m.to_string(),
+            "parameter 1 element 2: the interpreter gives 3.0, the optimized IR on the interpreter 4.0"
+        );
         let m = find(&|_, _| false, false).expect("element 1 differs");
         assert_eq!(m.to_string(), "parameter 1 element 1: the interpreter gives 2.0, the compiled kernel -2.0");
         assert_eq!(find(&|_, i| i > 0, false), None);

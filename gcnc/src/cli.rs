@@ -659,9 +659,8 @@ pub fn resolve_launch(
             _ => bail!("--grid and --block are needed: '{}' has no launch lines", input.display()),
         };
     }
-    let (lines_grid, lines_block, specs) = gcnc::conformance::parse_launch_words(words).map_err(|(line, reason)| {
-        anyhow::anyhow!("{}:{line}: in its `// launch:` lines: {reason}", input.display())
-    })?;
+    let (lines_grid, lines_block, specs) = gcnc::conformance::parse_launch_words(words)
+        .map_err(|(line, reason)| anyhow::anyhow!("{}:{line}: in its `// launch:` lines: {reason}", input.display()))?;
     if let Some(args) = args.filter(|a| a.is_empty()) {
         args.extend(specs);
     }

@@ -98,7 +98,8 @@ pub fn describe_stages(level: u8) -> String {
         out.push_str(&names(pipeline.last));
         out.push(' ');
     }
-    let machine: Vec<&str> = MACHINE_STAGES.iter().filter(|&&(s, _)| machine_stage_runs(s, level)).map(|&(s, _)| s).collect();
+    let machine: Vec<&str> =
+        MACHINE_STAGES.iter().filter(|&&(s, _)| machine_stage_runs(s, level)).map(|&(s, _)| s).collect();
     out.push_str(&machine.join(" "));
     out.push_str(" assemble");
     out

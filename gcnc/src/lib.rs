@@ -32,10 +32,10 @@ pub mod conformance;
 pub use compile::{compile, CompileError, Compiled, Options};
 pub use emu;
 pub mod gpu;
-pub use launch::{emulate_compiled, Element, ParamValue};
 pub use frontend_ir as ir;
 pub use isa::processor::{Target, TargetId};
 pub use lang;
+pub use launch::{emulate_compiled, Element, ParamValue};
 pub use runtime_abi::kernarg::CodeObjectVersion;
 
 #[doc = include_str!("../../docs/embedding.md")]

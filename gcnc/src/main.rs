@@ -13,7 +13,6 @@ mod term;
 
 use std::process::ExitCode;
 
-
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with status 2 (0 for --help and --version).
     let cli = cli::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());

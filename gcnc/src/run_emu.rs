@@ -127,9 +127,10 @@ pub fn run(opts: &RunOpts) -> Result<(Vec<Vec<u8>>, RunStats)> {
     let dispatch = gcnc::launch::emulate(&prepared.program, name, &prepared.launch, &options, &mut prepared.params)
         .with_context(|| format!("running {name} on the emulator"))?;
     let proc = prepared.program.processor();
-    let occupancy = prepared.program.kernel(name).map(|k| {
-        runtime_abi::occupancy::descriptor_occupancy(k.descriptor(), proc, prepared.wave_size)
-    });
+    let occupancy = prepared
+        .program
+        .kernel(name)
+        .map(|k| runtime_abi::occupancy::descriptor_occupancy(k.descriptor(), proc, prepared.wave_size));
     let stats = RunStats { kernel: name.clone(), dispatch, occupancy };
     Ok((prepared.params.into_iter().map(ParamValue::into_buffer).collect(), stats))
 }

@@ -50,9 +50,9 @@ pub fn paint(text: &str) -> String {
             Some(body) => (body, "\n"),
             None => (line, ""),
         };
-        let label = ["error", "warning", "note", "help"].into_iter().find(|l| {
-            body.strip_prefix(l).is_some_and(|rest| rest.starts_with(':') || rest.starts_with('['))
-        });
+        let label = ["error", "warning", "note", "help"]
+            .into_iter()
+            .find(|l| body.strip_prefix(l).is_some_and(|rest| rest.starts_with(':') || rest.starts_with('[')));
         if let Some(label) = label {
             let style = match label {
                 "error" => ERROR,

@@ -146,8 +146,7 @@ fn compile_then_run_on_the_emulator_for_each_target() {
 /// processor's code (gfx90a once got gfx942's `buffer_wbl2 sc1`, which gfx90a lacks).
 #[test]
 fn unverified_processors_are_refused() {
-    let verified: Vec<&str> =
-        isa::processor::PROCESSORS.iter().filter(|p| p.verified).map(|p| p.name).collect();
+    let verified: Vec<&str> = isa::processor::PROCESSORS.iter().filter(|p| p.verified).map(|p| p.name).collect();
     assert!(verified.contains(&"gfx1100") && verified.contains(&"gfx942"));
     for proc in isa::processor::PROCESSORS.iter().filter(|p| !p.verified) {
         let cpu = format!("-mcpu={}", proc.name);
@@ -232,7 +231,8 @@ fn version_names_the_commit_and_the_targets() {
         .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
         .collect();
     let line = long.lines().find_map(|l| l.strip_prefix("compiles for: ")).expect("a 'compiles for' line");
-    let named: Vec<&str> = line.split(", ").filter_map(|p| p.split(' ').next()).filter(|p| p.starts_with("gfx")).collect();
+    let named: Vec<&str> =
+        line.split(", ").filter_map(|p| p.split(' ').next()).filter(|p| p.starts_with("gfx")).collect();
     assert_eq!(named, compiled_for, "{long}");
 }
 
@@ -316,9 +316,11 @@ fn color_is_asked_for_or_follows_the_terminal() {
     assert!(!plain.contains('\x1b') && plain.contains("error: unknown name `y`"), "{plain}");
     assert_eq!(plain, never);
     assert!(always.contains("\x1b[31m"), "{always:?}");
-    let stripped: String = always.split('\x1b').enumerate().map(|(i, part)| {
-        if i == 0 { part } else { part.split_once('m').map_or(part, |(_, rest)| rest) }
-    }).collect();
+    let stripped: String = always
+        .split('\x1b')
+        .enumerate()
+        .map(|(i, part)| if i == 0 { part } else { part.split_once('m').map_or(part, |(_, rest)| rest) })
+        .collect();
     assert_eq!(stripped, plain);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -335,7 +337,17 @@ fn run_stats_count_what_ran() {
     );
     let stats = |n: &str| {
         let out = gcnc(&[
-            "run", src.to_str().unwrap(), "--stats", "--grid", "256", "--block", "64", "--arg", "u32[256]:zeros", "--arg", n,
+            "run",
+            src.to_str().unwrap(),
+            "--stats",
+            "--grid",
+            "256",
+            "--block",
+            "64",
+            "--arg",
+            "u32[256]:zeros",
+            "--arg",
+            n,
         ]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         text(&out.stderr)
@@ -383,8 +395,24 @@ fn examples_run_from_their_launch_lines() {
     let out = gcnc(&["run", "examples/saxpy.gk", "--print", "2"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().nth(4), Some("[3] 7.0"), "{}", text(&out.stdout));
-    let out = gcnc(&["run", "examples/saxpy.gk", "--grid", "8", "--block", "8", "--arg", "3.0", "--arg", "f32[8]:iota",
-        "--arg", "f32[8]:zeros", "--arg", "8", "--print", "2"]);
+    let out = gcnc(&[
+        "run",
+        "examples/saxpy.gk",
+        "--grid",
+        "8",
+        "--block",
+        "8",
+        "--arg",
+        "3.0",
+        "--arg",
+        "f32[8]:iota",
+        "--arg",
+        "f32[8]:zeros",
+        "--arg",
+        "8",
+        "--print",
+        "2",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 9, "{}", text(&out.stdout));
     assert_eq!(text(&out.stdout).lines().nth(4), Some("[3] 9.0"), "{}", text(&out.stdout));

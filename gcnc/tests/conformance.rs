@@ -178,7 +178,12 @@ fn reproduce_commands_and_the_list_run_as_written() {
             let words: Vec<&str> = result.reproduce.split_whitespace().collect();
             assert_eq!(words[..2], ["gcnc", "check"], "{}", result.reproduce);
             assert_eq!(words.contains(&"-O0"), config.options.opt_level == 0, "{}", result.reproduce);
-            assert_eq!(words.contains(&"-mwavefrontsize64"), config.label.contains("gfx1100-w64"), "{}", result.reproduce);
+            assert_eq!(
+                words.contains(&"-mwavefrontsize64"),
+                config.label.contains("gfx1100-w64"),
+                "{}",
+                result.reproduce
+            );
             let out = gcnc(&words[1..], &root);
             assert!(out.status.success(), "{}: {}", result.reproduce, text(&out.stderr));
             assert_eq!(text(&out.stdout), "PASS\n", "{}", result.reproduce);
@@ -187,6 +192,10 @@ fn reproduce_commands_and_the_list_run_as_written() {
     let listed = text(&gcnc(&["conformance", "--list"], &root).stdout);
     assert_eq!(listed.lines().count(), suite.cases.len());
     let vadd = listed.lines().find(|l| l.starts_with("vadd: ")).expect("vadd is listed");
-    let header: Vec<String> = case.source.lines().filter_map(|l| l.strip_prefix("// launch:")).map(str::trim).map(String::from).collect();
-    assert_eq!(vadd.strip_prefix("vadd: ").unwrap().split_whitespace().collect::<Vec<_>>(), header.join(" ").split_whitespace().collect::<Vec<_>>());
+    let header: Vec<String> =
+        case.source.lines().filter_map(|l| l.strip_prefix("// launch:")).map(str::trim).map(String::from).collect();
+    assert_eq!(
+        vadd.strip_prefix("vadd: ").unwrap().split_whitespace().collect::<Vec<_>>(),
+        header.join(" ").split_whitespace().collect::<Vec<_>>()
+    );
 }

@@ -286,8 +286,14 @@ const GFX1100: Processor = Processor {
 };
 
 /// gfx1200 has gfx1100's facts but its generation and without the user-SGPR bug.
-const GFX1200: Processor =
-    Processor { name: "gfx1200", generation: Generation::Gfx12, mach: 0x048, user_sgpr_init16_bug: false, verified: false, ..GFX1100 };
+const GFX1200: Processor = Processor {
+    name: "gfx1200",
+    generation: Generation::Gfx12,
+    mach: 0x048,
+    user_sgpr_init16_bug: false,
+    verified: false,
+    ..GFX1100
+};
 
 /// The row of a generic processor (NEW:488) called `name`, with its `EF_AMDGPU_MACH`
 /// (NEW:1899-1908), target features and supported processors, and every other fact from

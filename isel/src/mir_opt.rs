@@ -39,12 +39,12 @@
 //! reach across blocks; a move nothing reads any more goes.
 
 use crate::hw;
+use foldhash::fast::FixedState;
 use isa::mir::{Function, Inst, Operand, OperandKind};
 use isa::opcode::{Family, Format, Opcode};
 use isa::reg::{RegType, Temp};
 use isa::table::{self, ConstType, Kind, Role};
 use smallvec::SmallVec;
-use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// The longest chain of sign-bit operations one operand looks through.
@@ -339,7 +339,8 @@ fn fold_modifiers(
             ops[k] = Operand::temp(x);
             // The source must suit its slot (an SGPR pair where only VGPRs go would not) and
             // the constant bus.
-            if table::bind_uses(&info.slots, &ops).is_none() || !hw::fits_constant_bus(inst.opcode, family, &ops, true) {
+            if table::bind_uses(&info.slots, &ops).is_none() || !hw::fits_constant_bus(inst.opcode, family, &ops, true)
+            {
                 break;
             }
             let inst = &mut insts[i];

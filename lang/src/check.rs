@@ -17,8 +17,8 @@ use crate::ast::*;
 use crate::builtins::{ordering_from_name, scope_from_name, AtomicOp, BuiltinFn, Geometry, MathFn, MathKind, WaveFn};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::types::{ArrayKind, ScalarTy, Ty};
-use frontend_ir::{Dim, Ordering, Scope, SyncInfo};
 use foldhash::fast::FixedState;
+use frontend_ir::{Dim, Ordering, Scope, SyncInfo};
 use std::collections::{HashMap, HashSet};
 
 /// The most shared memory a kernel may declare, in bytes.

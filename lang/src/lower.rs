@@ -30,12 +30,12 @@ use crate::ast::*;
 use crate::builtins::{AtomicOp, BuiltinFn, Geometry, MathFn, WaveFn};
 use crate::check::{Callee, Res, Typed};
 use crate::types::{ArrayKind, ScalarTy, Ty};
+use foldhash::fast::FixedState;
 use frontend_ir::builder::{FunctionBuilder, FunctionBuilderContext, Variable};
 use frontend_ir::{
     AddrSpace, BinaryOp, Block as IrBlock, ConvOp, FloatCC, FuncKind, Function, IntCC, KernelAttrs, MemFlags, Module,
     ReduceOp, RmwOp, Signature, Slot, SourceLoc, Special, Type, UnaryOp, Value,
 };
-use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// Lowers every kernel of a checked file (with no errors) to a module.

@@ -374,7 +374,8 @@ fn linear_vgpr_registers(func: &Function, live: &Liveness, proc: &Processor, sta
         taken.sort_unstable();
         // First where a vector it is built into or split from, or a part of one, already is,
         // if that is free; else the lowest free registers.
-        let fits = |p: u16| p >= start && p.is_multiple_of(align) && taken.iter().all(|&(lo, hi)| p + size <= lo || hi <= p);
+        let fits =
+            |p: u16| p >= start && p.is_multiple_of(align) && taken.iter().all(|&(lo, hi)| p + size <= lo || hi <= p);
         let hinted = hints[id as usize].iter().find_map(|&(other, delta)| {
             let at = reg[other as usize];
             let p = (at != NO_REG).then(|| i32::from(at - PhysReg::VGPR0) + i32::from(delta))?;

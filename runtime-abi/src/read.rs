@@ -168,7 +168,8 @@ impl<'a> Elf<'a> {
 
     /// Symbol `index`'s name, which must be UTF-8.
     fn name(&self, index: SymbolIndex, symbol: &Symbol) -> Result<&'a str, AbiError> {
-        let name = self.symbols.symbol_name(LE, symbol).map_err(|error| self.bad_symbol(index, symbol, error.to_string()))?;
+        let name =
+            self.symbols.symbol_name(LE, symbol).map_err(|error| self.bad_symbol(index, symbol, error.to_string()))?;
         std::str::from_utf8(name).map_err(|_| self.bad_symbol(index, symbol, "name is not UTF-8".into()))
     }
 

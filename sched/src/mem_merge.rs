@@ -20,11 +20,11 @@
 //! (epoch counters, so ending a chain costs nothing): one pass over each block, linear in the
 //! function.
 
+use foldhash::fast::FixedState;
 use isa::mir::{CachePolicy, Def, Function, Inst, Operand};
 use isa::opcode::{Family, Format, Opcode};
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use smallvec::SmallVec;
-use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// The kinds of access merged.

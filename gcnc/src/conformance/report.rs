@@ -144,7 +144,8 @@ pub fn markdown(results: &[CaseResult]) -> String {
     let (configs, kernels) = axes(results);
     let mut text = format!("| kernel | {} |\n|---|{}\n", configs.join(" | "), "---|".repeat(configs.len()));
     for k in &kernels {
-        let cells: Vec<String> = grid(results, &configs, k).iter().map(|c| c.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        let cells: Vec<String> =
+            grid(results, &configs, k).iter().map(|c| c.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
         let _ = writeln!(text, "| {k} | {} |", cells.join(" | "));
     }
     for (title, lines) in sections(results) {
@@ -188,7 +189,14 @@ pub fn junit(results: &[CaseResult]) -> String {
         [mine.len().to_string(), failed.to_string(), "0".to_string(), known.to_string(), secs(time)]
     };
     let attrs = |name: &str, [tests, failures, errors, skipped, time]: [String; 5]| {
-        [("name", name.to_string()), ("tests", tests), ("failures", failures), ("errors", errors), ("skipped", skipped), ("time", time)]
+        [
+            ("name", name.to_string()),
+            ("tests", tests),
+            ("failures", failures),
+            ("errors", errors),
+            ("skipped", skipped),
+            ("time", time),
+        ]
     };
     let all: Vec<&CaseResult> = results.iter().collect();
     let mut writer = quick_xml::Writer::new_with_indent(Vec::new(), b' ', 2);
@@ -274,7 +282,10 @@ mod tests {
             "{t}"
         );
         let m = markdown(&results);
-        assert!(m.starts_with("| kernel | gfx942-w64 | gfx1100-w32 |\n|---|---|---|\n| a | pass 3.0 ms | known 3.0 ms |\n"), "{m}");
+        assert!(
+            m.starts_with("| kernel | gfx942-w64 | gfx1100-w32 |\n|---|---|---|\n| a | pass 3.0 ms | known 3.0 ms |\n"),
+            "{m}"
+        );
         assert!(m.contains("**failures**\n\n- ```\n  b<&> on gfx942-w64: element 3"), "{m}");
         assert!(m.trim_end().ends_with(t.trim_end().lines().last().unwrap()), "{m}");
         assert!(t.contains("a on gfx1100-w32: f64 isel [compile]"), "{t}");
@@ -283,7 +294,10 @@ mod tests {
         assert!(x.contains("<testsuite name=\"gfx942-w64\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""));
         assert!(x.contains("<testcase name=\"b&lt;&amp;&gt;\" classname=\"conformance.gfx942-w64\""));
         assert!(x.contains("<failure message=\"element 3: &quot;x&quot; &lt; y\" type=\"mismatch\">"));
-        assert!(x.contains("more\nreproduce: gcnc check tests/conformance/b&lt;&amp;&gt;.gk -mcpu=gfx942-w64</failure>"), "{x}");
+        assert!(
+            x.contains("more\nreproduce: gcnc check tests/conformance/b&lt;&amp;&gt;.gk -mcpu=gfx942-w64</failure>"),
+            "{x}"
+        );
         assert!(x.contains("<skipped message=\"known failure: f64 isel\">compile</skipped>"));
         assert_eq!(xml_chars("a\u{1}b"), "a\u{fffd}b");
     }

@@ -36,13 +36,13 @@ use super::control::{
 use super::{Ctx, Val};
 use crate::error::IselError;
 use crate::exec_mask::{self, Flow, Kind, Leave};
+use foldhash::fast::FixedState;
 use frontend_ir::loops::Loop;
 use frontend_ir::{Block, Value};
 use isa::mir::{self, Def, Operand};
 use isa::opcode::Opcode;
 use isa::reg::{RegClass, RegType, Temp};
 use smallvec::SmallVec;
-use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// One way out of a loop, as its breaks name it.

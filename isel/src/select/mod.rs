@@ -61,6 +61,7 @@ use crate::exec_mask::Masks;
 use crate::hw;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
+use foldhash::fast::FixedState;
 use frontend_ir::cfg::ControlFlowGraph;
 use frontend_ir::dominator_tree::{DominatorTree, PostDominatorTree};
 use frontend_ir::loops::{check_reducible, Loop, LoopAnalysis};
@@ -75,7 +76,6 @@ use isa::table::ConstType;
 use runtime_abi::initial_state::KernelInputs;
 use runtime_abi::kernarg::{ExplicitArg, KernargLayout};
 use smallvec::SmallVec;
-use foldhash::fast::FixedState;
 use std::collections::HashMap;
 
 /// A selected kernel: its MIR and what the code object needs to know about it.

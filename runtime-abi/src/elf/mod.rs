@@ -280,10 +280,12 @@ mod tests {
             crate::read(&bytes).unwrap_err().to_string()
         };
         let end = bytes.len() as u64;
-        let message = format!("section header table (e_shoff {end:#x}): Invalid ELF section header offset/size/alignment");
+        let message =
+            format!("section header table (e_shoff {end:#x}): Invalid ELF section header offset/size/alignment");
         assert_eq!(damaged(0x28, end), message);
         let table_header = header.e_shoff(LE) as usize + symtab.0 * 64;
-        let message = format!("section {} (header at offset {table_header:#x}): Invalid ELF symbol table data", symtab.0);
+        let message =
+            format!("section {} (header at offset {table_header:#x}): Invalid ELF symbol table data", symtab.0);
         assert_eq!(damaged(table_header + 0x18, end), message);
         // k.kd's value (its offset in .rodata) 32 bytes on: half the descriptor is past the end.
         let symbols = sections.symbols(LE, &*bytes, SHT_SYMTAB).unwrap();

@@ -15,10 +15,8 @@ const MAX_DEPTH: usize = 64;
 /// Decodes one msgpack value that fills `bytes`, found at file offset `base`.
 pub fn decode(bytes: &[u8], base: u64) -> Result<Doc, AbiError> {
     let mut rest = bytes;
-    let error = |rest: &[u8], reason: String| AbiError::BadMsgpack {
-        offset: base + (bytes.len() - rest.len()) as u64,
-        reason,
-    };
+    let error =
+        |rest: &[u8], reason: String| AbiError::BadMsgpack { offset: base + (bytes.len() - rest.len()) as u64, reason };
     let value = rmpv::decode::read_value_with_max_depth(&mut rest, MAX_DEPTH).map_err(|e| {
         let reason = match e {
             rmpv::decode::Error::DepthLimitExceeded => format!("nested deeper than {MAX_DEPTH}"),

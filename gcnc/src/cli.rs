@@ -495,16 +495,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Erro
     // Built, so that a subcommand's usage names the program ("gcnc compile").
     command.build();
     // The subcommand whose usage the message ends with.
-    let sub = normalized.get(1).and_then(|a| a.to_str()).filter(|name| command.find_subcommand(name).is_some());
-    let mut usage = match sub {
-        Some(name) => command.find_subcommand_mut(name).map(|c| c.render_usage()),
-        None => Some(command.render_usage()),
+    let sub = normalized.get(1).and_then(|a| a.to_str());
+    let usage = match sub.and_then(|name| command.find_subcommand_mut(name)) {
+        Some(sub) => sub.render_usage(),
+        None => command.render_usage(),
     }
-    .map(|u| u.to_string())
-    .unwrap_or_default();
-    if usage.is_empty() {
-        usage = "Usage: gcnc <COMMAND>".to_string();
-    }
+    .to_string();
     let text = match error.kind() {
         clap::error::ErrorKind::UnknownArgument => {
             let reported = match error.get(clap::error::ContextKind::InvalidArg) {
@@ -645,14 +641,8 @@ pub fn resolve_launch(
         Some("gir") => Some("; launch:"),
         _ => None,
     };
-    let text = prefix.and_then(|_| std::fs::read_to_string(input).ok());
-    let prefix = prefix.unwrap_or_default();
-    let words: Vec<(usize, &str)> = text
-        .iter()
-        .flat_map(|t| t.lines().enumerate())
-        .filter_map(|(i, line)| Some((i + 1, line.trim_start().strip_prefix(prefix)?)))
-        .flat_map(|(line, rest)| rest.split_whitespace().map(move |w| (line, w)))
-        .collect();
+    let text = prefix.and_then(|_| std::fs::read_to_string(input).ok()).unwrap_or_default();
+    let words: Vec<(usize, &str)> = gcnc::conformance::launch_words(&text, prefix.unwrap_or_default()).collect();
     if words.is_empty() {
         return match (grid, block) {
             (Some(grid), Some(block)) => Ok((grid, block)),

@@ -38,7 +38,7 @@ fn plan(opts: &CompileOpts, kind: EmitKind, output: &std::path::Path) -> String 
         Ok(t) => {
             let mode = if t.cumode { ", CU mode" } else { "" };
             let split = if t.tgsplit { ", tgsplit" } else { "" };
-            format!("amdgcn-amd-amdhsa--{} (wave{}{mode}{split})", t.id, t.wave_size)
+            format!("{} (wave{}{mode}{split})", runtime_abi::metadata::target_string(&t.id), t.wave_size)
         }
         Err(e) => format!("{e:#}"),
     };

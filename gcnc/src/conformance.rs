@@ -346,15 +346,13 @@ impl Case {
     pub fn parse(name: &str, text: &str) -> Result<Case, SuiteError> {
         let file = format!("{name}.gk");
         let header = |line: usize, reason: String| SuiteError::Header { file: file.clone(), line, reason };
-        let mut words: Vec<(usize, &str)> = Vec::new();
         let mut tolerance = None;
         for (i, line) in text.lines().enumerate() {
-            if let Some(rest) = line.trim_start().strip_prefix("// launch:") {
-                words.extend(rest.split_whitespace().map(|w| (i + 1, w)));
-            } else if let Some(rest) = line.trim_start().strip_prefix("// tolerance:") {
+            if let Some(rest) = line.trim_start().strip_prefix("// tolerance:") {
                 tolerance = Some(parse_tolerance(rest).map_err(|r| header(i + 1, r))?);
             }
         }
+        let words = launch_words(text, "// launch:");
         let (grid, block, specs) = parse_launch_words(words).map_err(|(line, reason)| header(line, reason))?;
         let compiled = lang::compile(text, &file)
             .map_err(|d| SuiteError::Source { file: file.clone(), diagnostics: d.render(text) })?;
@@ -756,6 +754,16 @@ fn element_matches(ty: ScalarType, expected: u64, got: u64, tolerance: Option<To
 
 /// A launch header's grid, workgroup size and arguments.
 pub type LaunchWords = ([u32; 3], [u32; 3], Vec<ArgSpec>);
+
+/// The words of `text`'s launch lines (those starting, after indentation, with `prefix`:
+/// `// launch:` in `.gk`, `; launch:` in `.gir`) with their 1-based line numbers, for
+/// [`parse_launch_words`].
+pub fn launch_words<'a>(text: &'a str, prefix: &'a str) -> impl Iterator<Item = (usize, &'a str)> + 'a {
+    text.lines()
+        .enumerate()
+        .filter_map(move |(i, line)| Some((i + 1, line.trim_start().strip_prefix(prefix)?)))
+        .flat_map(|(line, rest)| rest.split_whitespace().map(move |w| (line, w)))
+}
 
 /// The dispatch of a kernel file's launch header: its words as (line, word) pairs, in the
 /// command line's syntax (`--grid X[,Y[,Z]] --block X[,Y[,Z]] --arg SPEC ...`). Shared by the

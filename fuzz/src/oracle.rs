@@ -5,7 +5,7 @@
 //! with its [`Class`] and message. A panic anywhere is caught and is a failure too.
 
 use gcnc::check::{check_with, CheckError, CheckLaunch, CheckOptions};
-use gcnc::conformance::Case;
+use gcnc::kernel_file::KernelFile;
 use gcnc::{Options, Target, TargetId};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -294,7 +294,7 @@ fn guarded(f: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
 }
 
 fn run_unguarded(text: &str, name: &str, config: &Config, options: &RunOptions) -> Result<(), Failure> {
-    let case = Case::parse(name, text).map_err(|e| {
+    let case = KernelFile::parse(name, text).map_err(|e| {
         let message = e.to_string();
         Failure::new(Class::FrontEnd, message.clone(), &message)
     })?;
@@ -318,7 +318,7 @@ fn run_unguarded(text: &str, name: &str, config: &Config, options: &RunOptions) 
         Ok(None) => Ok(()),
         Ok(Some(m)) => {
             let elem = match case.params.get(m.param) {
-                Some(gcnc::conformance::Param::Buffer { elem, .. }) => elem.name(),
+                Some(gcnc::kernel_file::Param::Buffer { elem, .. }) => elem.name(),
                 _ => "?",
             };
             // An approximate function's result that reaches an integer or a branch is

@@ -58,7 +58,7 @@ fn every_program_is_accepted_and_the_constructs_are_reached() {
     for seed in 0..400 {
         let name = format!("g{seed}");
         let text = kernel_file(&generate(seed, &name), &[]);
-        if let Err(e) = gcnc::conformance::Case::parse(&name, &text) {
+        if let Err(e) = gcnc::kernel_file::KernelFile::parse(&name, &text) {
             panic!("seed {seed}: the front end rejects a generated program: {e}\n{text}");
         }
         for c in constructs {
@@ -97,7 +97,7 @@ fn pressure_programs_are_accepted_and_spill() {
     for seed in 0..24 {
         let name = format!("p{seed}");
         let text = kernel_file(&fuzz::gen_gk::generate_pressure(seed, &name), &[]);
-        let case = gcnc::conformance::Case::parse(&name, &text)
+        let case = gcnc::kernel_file::KernelFile::parse(&name, &text)
             .unwrap_or_else(|e| panic!("seed {seed}: the front end rejects a pressure program: {e}\n{text}"));
         for (mcpu, wave_size) in configs {
             let target = gcnc::Target { wave_size, ..gcnc::Target::new(gcnc::TargetId::parse(mcpu).unwrap()) };
@@ -124,7 +124,7 @@ fn some_loops_are_unrolled_partially() {
     for seed in 0..1000 {
         let name = format!("u{seed}");
         let text = kernel_file(&generate(seed, &name), &[]);
-        let case = gcnc::conformance::Case::parse(&name, &text).expect("accepted, as tested above");
+        let case = gcnc::kernel_file::KernelFile::parse(&name, &text).expect("accepted, as tested above");
         let mut func = case.module.functions[case.kernel].clone();
         let mut blocks_before = 0;
         let mut changed = false;

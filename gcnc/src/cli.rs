@@ -642,14 +642,14 @@ pub fn resolve_launch(
         _ => None,
     };
     let text = prefix.and_then(|_| std::fs::read_to_string(input).ok()).unwrap_or_default();
-    let words: Vec<(usize, &str)> = gcnc::conformance::launch_words(&text, prefix.unwrap_or_default()).collect();
+    let words: Vec<(usize, &str)> = gcnc::kernel_file::launch_words(&text, prefix.unwrap_or_default()).collect();
     if words.is_empty() {
         return match (grid, block) {
             (Some(grid), Some(block)) => Ok((grid, block)),
             _ => bail!("--grid and --block are needed: '{}' has no launch lines", input.display()),
         };
     }
-    let (lines_grid, lines_block, specs) = gcnc::conformance::parse_launch_words(words)
+    let (lines_grid, lines_block, specs) = gcnc::kernel_file::parse_launch_words(words)
         .map_err(|(line, reason)| anyhow::anyhow!("{}:{line}: in its `// launch:` lines: {reason}", input.display()))?;
     if let Some(args) = args.filter(|a| a.is_empty()) {
         args.extend(specs);
@@ -679,10 +679,11 @@ fn targets() -> Result<()> {
 /// prints the table, writes `--junit`; fails (status 1) when any run failed that is not a
 /// known failure.
 fn conformance(opts: &ConformanceOpts) -> Result<()> {
-    use gcnc::conformance::{self, report};
+    use crate::conformance::{self, report};
+    use gcnc::kernel_file::Device;
     let device = match opts.device {
-        ConformanceDevice::Emu => conformance::Device::Emu,
-        ConformanceDevice::Gpu => conformance::Device::Gpu,
+        ConformanceDevice::Emu => Device::Emu,
+        ConformanceDevice::Gpu => Device::Gpu,
     };
     let configs: Vec<conformance::Config> =
         conformance::configs(&opts.mcpu).context("-mcpu")?.into_iter().map(|c| c.with(opts.opt.options())).collect();
@@ -694,13 +695,13 @@ fn conformance(opts: &ConformanceOpts) -> Result<()> {
             d[..used].iter().map(u32::to_string).collect::<Vec<_>>().join(",")
         };
         let mut text = String::new();
-        for case in suite.cases.iter().filter(|c| opts.filter.as_deref().is_none_or(|f| c.name.contains(f))) {
-            let l = &case.launch;
+        for case in suite.cases.iter().filter(|c| opts.filter.as_deref().is_none_or(|f| c.file.name.contains(f))) {
+            let l = &case.file.launch;
             let args: Vec<String> = l.args.iter().map(|a| format!("--arg {a}")).collect();
             let lds = if l.dyn_shared_bytes > 0 { format!(" --arg lds:{}", l.dyn_shared_bytes) } else { String::new() };
             text.push_str(&format!(
                 "{}: --grid {} --block {} {}{lds}\n",
-                case.name,
+                case.file.name,
                 dims(l.grid),
                 dims(l.block),
                 args.join(" ")

@@ -3,7 +3,8 @@
 //! (every stage, from a verified module to a code object), [`Target`] and [`Options`] (with
 //! the [`CodeObjectVersion`] to write), [`check`](mod@check) (compiled code on the emulator
 //! against the reference interpreter), the emulator ([`emu`]), a real GPU through the HSA
-//! runtime ([`gpu`]), and the command line's launch syntax ([`launch`]). Kernels run on the
+//! runtime ([`gpu`]), the command line's launch syntax ([`launch`]) and kernel files that carry
+//! their launch, as the conformance suite's ([`kernel_file`]). Kernels run on the
 //! emulator with typed buffers: [`ParamValue::buffer`] and [`ParamValue::scalar`] make the
 //! arguments, [`emulate_compiled`] runs what [`compile`](fn@compile) returns and gives the
 //! emulator's counts ([`emu::Stats`]), and [`ParamValue::elements`] reads a buffer back.
@@ -25,13 +26,10 @@
 
 pub mod check;
 pub mod compile;
-// The conformance suite's runner, which the `gcnc` program, the fuzzer and the tests share:
-// not part of the embedding API.
-#[doc(hidden)]
-pub mod conformance;
 pub use compile::{compile, CompileError, Compiled, Options};
 pub use emu;
 pub mod gpu;
+pub mod kernel_file;
 pub use frontend_ir as ir;
 pub use isa::processor::{Target, TargetId};
 pub use lang;

@@ -4,6 +4,7 @@
 mod check_cmd;
 mod cli;
 mod compile_cmd;
+mod conformance;
 mod disasm;
 mod inspect;
 mod run_emu;

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use gcnc::check::{check_with, CheckLaunch, CheckOptions};
-use gcnc::conformance::{configs, Case, Config, EMU_SEEDS};
+use gcnc::kernel_file::{KernelFile, EMU_SEEDS};
 
 /// A fenced block of a documentation file.
 struct Block {
@@ -82,12 +82,29 @@ fn blocks_of(path: &Path) -> Vec<Block> {
     out
 }
 
+/// A target at one wave size and optimization level, and its name in messages.
+struct Config {
+    target: gcnc::Target,
+    options: gcnc::Options,
+    label: String,
+}
+
 /// gfx1100 at wave32 and wave64 and gfx942, each at `-O2` and `-O0`.
 fn doc_configs() -> Vec<Config> {
-    let base = configs(&["gfx1100".to_string(), "gfx942".to_string()]).expect("known targets");
+    let target = |id: &str, wave_size: u32| gcnc::Target {
+        wave_size,
+        ..gcnc::Target::new(gcnc::TargetId::parse(id).expect("a known processor"))
+    };
+    let targets = [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64)];
     [2, 0]
         .into_iter()
-        .flat_map(|level| base.iter().map(move |c| c.clone().with(gcnc::Options { opt_level: level, ..c.options })))
+        .flat_map(|level| {
+            targets.into_iter().map(move |(id, wave_size)| Config {
+                target: target(id, wave_size),
+                options: gcnc::Options { opt_level: level, ..gcnc::Options::default() },
+                label: format!("{id}-w{wave_size}-O{level}"),
+            })
+        })
         .collect()
 }
 
@@ -119,7 +136,7 @@ fn check_gk(block: &Block, configs: &[Config]) -> Vec<String> {
             compiled.kernels.len()
         )];
     };
-    let case = match Case::parse(&kernel.name, &block.text) {
+    let case = match KernelFile::parse(&kernel.name, &block.text) {
         Ok(case) => case,
         Err(e) => return vec![format!("{}: {e}", block.place)],
     };

@@ -6,14 +6,14 @@
 
 use gcnc::check::{check_with, CheckLaunch, CheckOptions};
 use gcnc::compile::{compile, Options};
-use gcnc::conformance::Case;
+use gcnc::kernel_file::KernelFile;
 use gcnc::{Target, TargetId};
 
 const KERNEL: &str = include_str!("../regress/private_array_in_registers.gk");
 
 #[test]
 fn private_array_lives_in_registers_from_o1() {
-    let case = Case::parse("private_array_in_registers", KERNEL).unwrap();
+    let case = KernelFile::parse("private_array_in_registers", KERNEL).unwrap();
     let args = case.check_args().unwrap();
     let launch = CheckLaunch {
         grid: case.launch.grid,

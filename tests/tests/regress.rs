@@ -15,8 +15,8 @@
 use std::path::Path;
 
 use gcnc::check::{check, CheckArg, CheckLaunch};
-use gcnc::conformance::{parse_launch_words, Case};
 use gcnc::ir::{AddrSpace, FuncId, InstData, Module};
+use gcnc::kernel_file::{parse_launch_words, KernelFile};
 use gcnc::launch::ArgSpec;
 use gcnc::{Target, TargetId};
 
@@ -65,7 +65,7 @@ fn uses_workgroup_memory(module: &Module, kernel: FuncId) -> bool {
 
 /// Reads `NAME.gk` through the conformance suite's case parser.
 fn from_gk(name: &str, text: &str) -> Result<Regression, String> {
-    let case = Case::parse(name, text).map_err(|e| e.to_string())?;
+    let case = KernelFile::parse(name, text).map_err(|e| e.to_string())?;
     let args = case.check_args().map_err(|e| e.to_string())?;
     let launch = CheckLaunch {
         grid: case.launch.grid,

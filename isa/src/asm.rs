@@ -35,7 +35,7 @@ pub fn print_inst(inst: &Inst, family: Family, wave_size: u32) -> String {
         }
         return DisplayInst(inst, family).to_string();
     }
-    let Some(bind) = crate::encode::bind_all(&info.slots, inst.defs.len(), &inst.ops) else {
+    let Some(bind) = crate::encode::bind_all(info.slots, inst.defs.len(), &inst.ops) else {
         return DisplayInst(inst, family).to_string();
     };
     let form = form_of(inst, info);
@@ -62,7 +62,7 @@ fn vopd_text(inst: &Inst, x: &'static OpInfo, y: Opcode, family: Family, wave_si
     let mut halves = Vec::new();
     for (info, defs, ops) in [(x, &inst.defs[..1], &inst.ops[..nx]), (y, &inst.defs[1..], &inst.ops[nx..])] {
         let half = Inst { defs: defs.into(), ops: ops.into(), ..Inst::new(info.opcode, &[], &[]) };
-        let bind = crate::encode::bind_all(&info.slots, 1, ops)?;
+        let bind = crate::encode::bind_all(info.slots, 1, ops)?;
         let p = Printer { inst: &half, info, family, mask, form: Form::Native };
         halves.push(format!("{} {}", info.name, p.args(&bind).join(", ")));
     }

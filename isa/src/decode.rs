@@ -404,7 +404,7 @@ impl Decoder<'_> {
                 _ => simm16,
             } as u16;
         }
-        self.fill(inst, &info.slots, |d, s| {
+        self.fill(inst, info.slots, |d, s| {
             Ok(Some(match s.field {
                 Field::Sdst => d.sreg(s, sdst)?,
                 Field::Ssrc0 => d.src(s, ssrc0, false, true, false)?,
@@ -457,7 +457,7 @@ impl Decoder<'_> {
             return Err(self.field_error("cache policy of an operation without data", inst.fields.cpol.0.into()));
         }
         let sbase = l.sbase.get(w0) << 1;
-        self.fill(inst, &info.slots, |d, s| {
+        self.fill(inst, info.slots, |d, s| {
             Ok(match s.field {
                 Field::Sdata => Some(d.sreg(s, sdata)?),
                 Field::Sbase => Some(d.sreg(s, sbase)?),
@@ -494,7 +494,7 @@ impl Decoder<'_> {
         if info.flags.gdsreq && !inst.fields.gds || info.flags.nooff && inst.fields.offset != 0 || odd {
             return Err(self.field_error("gds or offset", w0));
         }
-        self.fill(inst, &info.slots, |d, s| {
+        self.fill(inst, info.slots, |d, s| {
             let n = match s.field {
                 Field::Addr => l.addr.get(w1),
                 Field::Data0 => l.data0.get(w1),
@@ -526,7 +526,7 @@ impl Decoder<'_> {
             _ => true,
         };
         let returns = inst.fields.cpol.0 & 1 != 0;
-        self.fill(inst, &info.slots, |d, s| {
+        self.fill(inst, info.slots, |d, s| {
             Ok(match s.field {
                 Field::Vdst if s.optional && !returns => None,
                 Field::Vdst => Some(d.vreg(s, l.vdst.get(w1), acc)?),
@@ -677,7 +677,7 @@ impl Decoder<'_> {
                 return Err(self.operand_error(field, "v128+ in a 16-bit operand of an _e32 form"));
             }
         }
-        self.fill(inst, &info.slots, |d, s| {
+        self.fill(inst, info.slots, |d, s| {
             Ok(Some(match (s.field, s.kind) {
                 (_, Kind::M) => match (form, s.role, sdwa_word) {
                     (Form::Sdwa, Role::Def, Some(w)) if info.enc == Enc::Vopc && sdwa::SD.get(w) != 0 => {
@@ -729,7 +729,7 @@ impl Decoder<'_> {
         let literal_ok = constant_bus::vop3_literal(self.family.generation()) && !dpp;
         let vdst = vop3::VDST.get(w0);
         let sdst = vop3::SDST.get(w0);
-        self.fill(inst, &info.slots, |d, s| {
+        self.fill(inst, info.slots, |d, s| {
             Ok(Some(match s.field {
                 Field::Vdst => d.reg8(s, vdst, false)?,
                 Field::Sdst => d.sreg(s, sdst)?,
@@ -758,7 +758,7 @@ impl Decoder<'_> {
             f.blgp = mai::BLGP.get(w1) as u8;
             self.acc = mai::ACC.get(w1) as u8;
             let acc = self.acc;
-            self.fill(inst, &info.slots, |d, s| {
+            self.fill(inst, info.slots, |d, s| {
                 Ok(Some(match s.field {
                     Field::Vdst => d.vreg(s, vdst, acc_cd)?,
                     Field::Src0 => d.src(s, srcs[0], true, false, acc & 1 != 0)?,
@@ -786,7 +786,7 @@ impl Decoder<'_> {
             srcs[0] = SRC_VGPR0 + self.dpp_word(inst, srcs[0], false)?;
         }
         let literal_ok = literal_ok && !dpp;
-        self.fill(inst, &info.slots, |d, s| {
+        self.fill(inst, info.slots, |d, s| {
             Ok(Some(match s.field {
                 Field::Vdst => d.reg8(s, vdst, false)?,
                 Field::Src0 if dpp => d.vreg(s, srcs[0] - SRC_VGPR0, false)?,
@@ -821,7 +821,7 @@ impl Decoder<'_> {
         inst.fields.vopd_y = Some(y.opcode);
         for (info, vdst, src0, vsrc1) in halves {
             self.info = Some(info);
-            self.fill(&mut inst, &info.slots, |d, s| {
+            self.fill(&mut inst, info.slots, |d, s| {
                 Ok(Some(match s.field {
                     Field::Vdst => d.vreg(s, vdst, false)?,
                     Field::Src0 => d.src(s, src0, true, true, false)?,

@@ -352,7 +352,7 @@ impl<'a> Encoder<'a> {
         let name = info.name;
         let slots = match inst.fields.vopd_y {
             Some(_) => &info.slots[..0],
-            None => &info.slots[..],
+            None => info.slots,
         };
         let bind = if inst.fields.vopd_y.is_some() {
             SmallVec::new()
@@ -1335,11 +1335,11 @@ impl Encoder<'_> {
         if self.inst.defs.len() != 2 || self.inst.ops.len() != nx + ny {
             return Err(count_error());
         }
-        let bx = bind_all(&x.slots, 1, &self.inst.ops[..nx]).ok_or_else(count_error)?;
-        let by = bind_all(&y.slots, 1, &self.inst.ops[nx..]).ok_or_else(count_error)?;
+        let bx = bind_all(x.slots, 1, &self.inst.ops[..nx]).ok_or_else(count_error)?;
+        let by = bind_all(y.slots, 1, &self.inst.ops[nx..]).ok_or_else(count_error)?;
         let shift = |b: SmallVec<[Option<usize>; 6]>, d: usize, o: usize, info: &OpInfo| {
             b.iter()
-                .zip(&info.slots)
+                .zip(info.slots)
                 .map(|(i, s)| i.map(|i| if s.role == Role::Def { i + d } else { i + o }))
                 .collect::<SmallVec<[Option<usize>; 6]>>()
         };

@@ -41,7 +41,7 @@ pub fn wide_store_data(inst: &Inst, family: Family) -> Option<(PhysReg, u8)> {
     let info = table::info(inst.opcode, family)?;
     let uses: Vec<_> = info.uses().copied().collect();
     let k = uses.iter().position(|s| s.field == Field::Data)?;
-    let bound = table::bind_uses(&info.slots, &inst.ops)?;
+    let bound = table::bind_uses(info.slots, &inst.ops)?;
     let op = inst.ops.get(bound[k]?)?;
     let size = op.rc().map_or(uses[k].size, |rc| rc.size);
     (size > 2).then_some((op.reg?, size))

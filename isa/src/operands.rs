@@ -20,8 +20,7 @@
 
 use crate::mir::Fields;
 use crate::opcode::{Family, Format, Opcode};
-use crate::table::{table, Kind, Role};
-use std::sync::OnceLock;
+use crate::table::table;
 
 /// Where an operand may live.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -106,51 +105,19 @@ impl Shape {
     }
 }
 
-/// The [`Loc`] of a table slot kind.
-fn loc_of(kind: Kind) -> Loc {
-    match kind {
-        Kind::S => Loc::Sgpr,
-        Kind::V | Kind::A | Kind::Av => Loc::Vgpr,
-        Kind::Ss | Kind::K | Kind::Imm(_) => Loc::Ssrc,
-        Kind::Vs | Kind::Vi | Kind::Avi => Loc::Vsrc,
-        Kind::L => Loc::Lane,
-        Kind::M => Loc::Mask,
-    }
-}
-
-/// The shapes of one family, built once from its table, indexed by opcode.
-fn shapes(family: Family) -> &'static [Option<Shape>] {
-    static S11: OnceLock<Vec<Option<Shape>>> = OnceLock::new();
-    static S9: OnceLock<Vec<Option<Shape>>> = OnceLock::new();
-    let cell = match family {
-        Family::Gfx11 => &S11,
-        Family::Gfx9 => &S9,
-    };
-    cell.get_or_init(|| {
-        let mut shapes = vec![None; Opcode::ALL.len()];
-        for info in &table(family).ops {
-            let slots = |role: Role| -> &'static [Slot] {
-                let v: Vec<Slot> = info
-                    .slots
-                    .iter()
-                    .filter(|s| s.role == role && !s.optional)
-                    .map(|s| Slot { loc: loc_of(s.kind), size: s.size })
-                    .collect();
-                Box::leak(v.into_boxed_slice())
-            };
-            let f = info.flags;
-            let mods = Mods { neg_abs: f.neg != 0 || f.abs != 0, clamp: f.clamp, omod: f.omod };
-            shapes[info.opcode as usize] = Some(Shape { defs: slots(Role::Def), ops: slots(Role::Use), mods });
-        }
-        shapes
-    })
-}
+// The shapes of each family's opcodes, `GFX11` and `GFX9`: static data that `build.rs` writes
+// from the opcode tables (a slot kind's `Loc` is in its table of kinds).
+include!(concat!(env!("OUT_DIR"), "/opcode_shapes.rs"));
 
 /// The shape of `op` in `family`, or `None` for pseudo-instructions and operations the
 /// family lacks. Optional slots (a GLOBAL `saddr`, an SMEM `soffset`, SCRATCH's addresses, an
 /// atomic's returned value) are left out; [`crate::table::info`] describes every slot.
 pub fn shape_of(op: Opcode, family: Family) -> Option<Shape> {
-    shapes(family)[op as usize]
+    let shapes = match family {
+        Family::Gfx11 => GFX11,
+        Family::Gfx9 => GFX9,
+    };
+    shapes.get(op as usize).copied().flatten()
 }
 
 /// Whether `op` reads its result register as well, an accumulator its syntax does not name

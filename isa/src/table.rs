@@ -4,7 +4,9 @@
 //!
 //! The tables are data, `tables/gfx1100.txt` and `tables/gfx942.txt`, generated from
 //! llvm-mc-19 by `isa/scripts/gen_tables.py` (the file headers describe the syntax) and
-//! compiled into the crate; they are parsed once, on first use. The encoder, the decoder and
+//! compiled into the crate as static data by `isa/build.rs`, so that nothing parses or hashes
+//! them when a program starts: an opcode's line is found by its discriminant, a decoded
+//! number and an assembly name by binary search in sorted indexes. The encoder, the decoder and
 //! the printer all read them, so one table line decides how an opcode is encoded, decoded and
 //! printed. `isa/tests/llvm_mc.rs` re-checks every line against llvm-mc-19, and the unit tests
 //! below check that the tables and the [`Opcode`] variants name the same operations.
@@ -31,8 +33,6 @@ use crate::mir::{Inst, Operand, OperandKind};
 use crate::opcode::{Family, Format, Opcode};
 use crate::reg::RegType;
 use smallvec::SmallVec;
-use std::collections::HashMap;
-use std::sync::OnceLock;
 
 /// The encoding an opcode's table line belongs to (its native one; VOP1, VOP2 and VOPC lines
 /// may also have VOP3, DPP and SDWA forms, see [`Flags`]).
@@ -79,31 +79,6 @@ pub enum Enc {
 }
 
 impl Enc {
-    fn parse(s: &str) -> Option<Enc> {
-        Some(match s {
-            "sop1" => Enc::Sop1,
-            "sop2" => Enc::Sop2,
-            "sopk" => Enc::Sopk,
-            "sopc" => Enc::Sopc,
-            "sopp" => Enc::Sopp,
-            "smem" => Enc::Smem,
-            "vop1" => Enc::Vop1,
-            "vop2" => Enc::Vop2,
-            "vopc" => Enc::Vopc,
-            "vop3" => Enc::Vop3,
-            "vop3sd" => Enc::Vop3sd,
-            "vop3p" => Enc::Vop3p,
-            "mai" => Enc::Mai,
-            "vopd" => Enc::Vopd,
-            "ds" => Enc::Ds,
-            "flat" => Enc::Flat,
-            "global" => Enc::Global,
-            "scratch" => Enc::Scratch,
-            "mubuf" => Enc::Mubuf,
-            _ => return None,
-        })
-    }
-
     /// The [`Format`] of an opcode with this encoding.
     pub fn format(self) -> Format {
         match self {
@@ -188,30 +163,6 @@ pub enum Field {
 }
 
 impl Field {
-    fn parse(s: &str) -> Option<Field> {
-        Some(match s {
-            "sdst" => Field::Sdst,
-            "ssrc0" => Field::Ssrc0,
-            "ssrc1" => Field::Ssrc1,
-            "simm16" => Field::Simm16,
-            "sdata" => Field::Sdata,
-            "sbase" => Field::Sbase,
-            "soffset" => Field::Soffset,
-            "offset" => Field::Offset,
-            "vdst" => Field::Vdst,
-            "src0" => Field::Src0,
-            "src1" => Field::Src1,
-            "src2" => Field::Src2,
-            "lit" => Field::Lit,
-            "addr" => Field::Addr,
-            "data" => Field::Data,
-            "data0" => Field::Data0,
-            "data1" => Field::Data1,
-            "saddr" => Field::Saddr,
-            _ => return None,
-        })
-    }
-
     /// The index of a VALU source field (0, 1, 2).
     pub fn src_index(self) -> Option<usize> {
         match self {
@@ -432,6 +383,46 @@ pub struct Flags {
     pub lo128: u16,
 }
 
+impl Flags {
+    /// No other form and no modifier: what a line without flags has.
+    pub const NONE: Flags = Flags {
+        e64: false,
+        sfx: false,
+        noe32: false,
+        neg: 0,
+        abs: 0,
+        clamp: false,
+        omod: false,
+        opsel: 0,
+        opselhi: 0,
+        neglo: 0,
+        neghi: 0,
+        mai: 0,
+        dpp: false,
+        dpp8: false,
+        sdwa: false,
+        e64dpp: false,
+        dppneg: 0,
+        dppabs: 0,
+        sdwaneg: false,
+        sdwaclamp: false,
+        sdwaomod: false,
+        sdwasgpr: false,
+        t16: false,
+        x: false,
+        ret: false,
+        gds: false,
+        gdsreq: false,
+        nooff: false,
+        even: false,
+        offset2: false,
+        opselw: 0,
+        wmma: false,
+        cpol: false,
+        lo128: 0,
+    };
+}
+
 /// One opcode of a family's table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpInfo {
@@ -444,7 +435,7 @@ pub struct OpInfo {
     /// The opcode number in the native encoding (VOPD: in the Y slot, which equals X's).
     pub number: u16,
     /// Slots in assembly order.
-    pub slots: Vec<SlotInfo>,
+    pub slots: &'static [SlotInfo],
     /// Forms and modifiers.
     pub flags: Flags,
 }
@@ -718,252 +709,59 @@ pub fn refused(allowed: &Allowed, fields: &crate::mir::Fields) -> Option<&'stati
     found.iter().find(|(_, bad)| *bad).map(|&(name, _)| name)
 }
 
-/// The table of one family.
+/// The table of one family: static data that `build.rs` compiles from the text.
 pub struct Table {
     /// The family.
     pub family: Family,
     /// Every opcode, in table order.
-    pub ops: Vec<OpInfo>,
-    /// The line of each opcode, indexed by the `Opcode` discriminant (`u32::MAX`: none).
-    by_opcode: Vec<u32>,
-    by_number: HashMap<(Enc, u16), usize>,
-    by_name: HashMap<&'static str, usize>,
+    pub ops: &'static [OpInfo],
+    /// The line of each opcode, indexed by the `Opcode` discriminant (`u16::MAX`: none).
+    by_opcode: &'static [u16],
+    /// The lines by (encoding, number), sorted by both (encodings in declaration order).
+    by_number: &'static [(Enc, u16, u16)],
+    /// The lines by assembly name and alias, sorted by name.
+    by_name: &'static [(&'static str, u16)],
 }
 
 impl Table {
     /// The line of `op`, if the family has it.
-    pub fn get(&self, op: Opcode) -> Option<&OpInfo> {
-        self.ops.get(self.by_opcode[op as usize] as usize)
+    pub fn get(&self, op: Opcode) -> Option<&'static OpInfo> {
+        self.ops.get(usize::from(*self.by_opcode.get(op as usize)?))
     }
 
     /// The opcode with `number` in encoding `enc`.
-    pub fn at(&self, enc: Enc, number: u16) -> Option<&OpInfo> {
-        self.by_number.get(&(enc, number)).map(|&i| &self.ops[i])
+    pub fn at(&self, enc: Enc, number: u16) -> Option<&'static OpInfo> {
+        let key = (enc as u8, number);
+        let i = self.by_number.binary_search_by(|&(e, n, _)| (e as u8, n).cmp(&key)).ok()?;
+        Some(&self.ops[usize::from(self.by_number[i].2)])
     }
 
     /// The opcode llvm-mc-19 knows by `name`: its own name or an alias (`v_accvgpr_read` for
     /// `v_accvgpr_read_b32`).
-    pub fn by_name(&self, name: &str) -> Option<&OpInfo> {
-        self.by_name.get(name).map(|&i| &self.ops[i])
+    pub fn by_name(&self, name: &str) -> Option<&'static OpInfo> {
+        let i = self.by_name.binary_search_by(|&(n, _)| n.cmp(name)).ok()?;
+        Some(&self.ops[usize::from(self.by_name[i].1)])
     }
 }
 
-/// Why a table line does not parse (a bug in the generated tables; the unit tests parse both).
-#[derive(Debug, thiserror::Error)]
-#[error("{family:?} table line {line}: {what}")]
-pub struct TableError {
-    /// The family.
-    pub family: Family,
-    /// The line number.
-    pub line: usize,
-    /// What is wrong.
-    pub what: String,
+/// A slot, as the generated tables write one.
+const fn slot(role: Role, field: Field, kind: Kind, size: u8, ctype: ConstType, optional: bool) -> SlotInfo {
+    SlotInfo { role, field, kind, size, ctype, optional }
 }
 
-const GFX11: &str = include_str!("tables/gfx1100.txt");
-const GFX9: &str = include_str!("tables/gfx942.txt");
+include!(concat!(env!("OUT_DIR"), "/opcode_tables.rs"));
 
-/// The table of `family`, parsed on first use.
+/// The table of `family`.
 pub fn table(family: Family) -> &'static Table {
-    static T11: OnceLock<Table> = OnceLock::new();
-    static T9: OnceLock<Table> = OnceLock::new();
-    let (cell, text) = match family {
-        Family::Gfx11 => (&T11, GFX11),
-        Family::Gfx9 => (&T9, GFX9),
-    };
-    cell.get_or_init(|| parse(family, text).unwrap_or_else(|e| panic!("the built-in opcode table is broken: {e}")))
+    match family {
+        Family::Gfx11 => &GFX11,
+        Family::Gfx9 => &GFX9,
+    }
 }
 
 /// The table line of `op` in `family`.
 pub fn info(op: Opcode, family: Family) -> Option<&'static OpInfo> {
     table(family).get(op)
-}
-
-fn parse_slot(tok: &str) -> Result<SlotInfo, String> {
-    let mut parts = tok.splitn(3, ':');
-    let (Some(role), Some(field), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(format!("bad slot `{tok}`"));
-    };
-    let role = match role {
-        "d" => Role::Def,
-        "u" => Role::Use,
-        "i" => Role::Imm,
-        _ => return Err(format!("bad role in `{tok}`")),
-    };
-    let field = Field::parse(field).ok_or_else(|| format!("bad field in `{tok}`"))?;
-    let (rest, optional) = match rest.strip_suffix('?') {
-        Some(r) => (r, true),
-        None => (rest, false),
-    };
-    let (kind_size, ctype) = match rest.split_once('/') {
-        Some((k, c)) => (k, Some(c)),
-        None => (rest, None),
-    };
-    let ctype = match ctype {
-        None => ConstType::B32,
-        Some("f16") => ConstType::F16,
-        Some("i16") => ConstType::I16,
-        Some("bf16") => ConstType::Bf16,
-        Some("f64") => ConstType::F64,
-        Some("b64") => ConstType::B64,
-        Some("pf16") => ConstType::Pf16,
-        Some("pf32") => ConstType::Pf32,
-        Some("ic") => ConstType::Ic,
-        Some(c) => return Err(format!("bad constant type `{c}`")),
-    };
-    let (kind, size) = if role == Role::Imm {
-        let style = match kind_size {
-            "hex" => ImmStyle::Hex,
-            "dec" => ImmStyle::Dec,
-            "branch" => ImmStyle::Branch,
-            "opt" => ImmStyle::Opt,
-            "hwreg" => ImmStyle::Hwreg,
-            "sendmsg" => ImmStyle::Sendmsg,
-            "waitcnt" => ImmStyle::Waitcnt,
-            "delay" => ImmStyle::Delay,
-            "depctr" => ImmStyle::Depctr,
-            "gpridx" => ImmStyle::Gpridx,
-            "imm" => ImmStyle::Plain,
-            s => return Err(format!("bad immediate style `{s}`")),
-        };
-        (Kind::Imm(style), 0)
-    } else {
-        let split = kind_size.find(|c: char| c.is_ascii_digit()).unwrap_or(kind_size.len());
-        let (k, n) = kind_size.split_at(split);
-        let kind = match k {
-            "s" => Kind::S,
-            "v" => Kind::V,
-            "a" => Kind::A,
-            "av" => Kind::Av,
-            "ss" => Kind::Ss,
-            "vs" => Kind::Vs,
-            "vi" => Kind::Vi,
-            "avi" => Kind::Avi,
-            "l" => Kind::L,
-            "m" => Kind::M,
-            "k" => Kind::K,
-            _ => return Err(format!("bad kind in `{tok}`")),
-        };
-        let size = if n.is_empty() { 1 } else { n.parse().map_err(|_| format!("bad size in `{tok}`"))? };
-        (kind, size)
-    };
-    Ok(SlotInfo { role, field, kind, size, ctype, optional })
-}
-
-fn parse_flags(toks: &[&str]) -> Result<Flags, String> {
-    let mut f = Flags::default();
-    for tok in toks {
-        let (key, value) = match tok.split_once('=') {
-            Some((k, v)) => (k, Some(v.parse::<u16>().map_err(|_| format!("bad flag value `{tok}`"))?)),
-            None => (*tok, None),
-        };
-        let v = value.unwrap_or(0) as u8;
-        match key {
-            "e64" => f.e64 = true,
-            "sfx" => f.sfx = true,
-            "noe32" => f.noe32 = true,
-            "neg" => f.neg = v,
-            "abs" => f.abs = v,
-            "clamp" => f.clamp = true,
-            "omod" => f.omod = true,
-            "opsel" => f.opsel = v,
-            "opselhi" => f.opselhi = v,
-            "neglo" => f.neglo = v,
-            "neghi" => f.neghi = v,
-            "mai" => f.mai = v,
-            "dpp" => f.dpp = true,
-            "dpp8" => f.dpp8 = true,
-            "sdwa" => f.sdwa = true,
-            "e64dpp" => f.e64dpp = true,
-            "dppneg" => f.dppneg = v,
-            "dppabs" => f.dppabs = v,
-            "sdwaneg" => f.sdwaneg = true,
-            "sdwaclamp" => f.sdwaclamp = true,
-            "sdwaomod" => f.sdwaomod = true,
-            "sdwasgpr" => f.sdwasgpr = true,
-            "t16" => f.t16 = true,
-            "x" => f.x = true,
-            "ret" => f.ret = true,
-            "gds" => f.gds = true,
-            "gdsreq" => f.gdsreq = true,
-            "nooff" => f.nooff = true,
-            "even" => f.even = true,
-            "offset2" => f.offset2 = true,
-            "opselw" => f.opselw = v,
-            "wmma" => f.wmma = true,
-            "cpol" => f.cpol = true,
-            "lo128" => f.lo128 = value.map_or(0, u16::from),
-            _ => return Err(format!("unknown flag `{tok}`")),
-        }
-    }
-    Ok(f)
-}
-
-/// Parses a table. Every name must be an [`Opcode`]'s name in `family`.
-pub fn parse(family: Family, text: &str) -> Result<Table, TableError> {
-    let names: HashMap<&'static str, Opcode> = Opcode::ALL
-        .iter()
-        .filter(|op| !op.is_pseudo() && op.exists_in(family))
-        .map(|&op| (op.name(family), op))
-        .collect();
-    let mut ops = Vec::new();
-    let mut aliases = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let err = |what: String| TableError { family, line: n + 1, what };
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if let Some(alias) = line.strip_prefix("= ") {
-            let (alias, target) = alias.split_once(' ').ok_or_else(|| err(format!("bad alias `{line}`")))?;
-            aliases.push((alias.to_string(), target.to_string(), n + 1));
-            continue;
-        }
-        let toks: Vec<&str> = line.split_ascii_whitespace().collect();
-        if toks.len() < 4 {
-            return Err(err(format!("too few fields in `{line}`")));
-        }
-        let (&opcode, name) = names
-            .get_key_value(toks[0])
-            .map(|(k, v)| (v, *k))
-            .ok_or_else(|| err(format!("no Opcode named {}", toks[0])))?;
-        let enc = Enc::parse(toks[1]).ok_or_else(|| err(format!("bad encoding {}", toks[1])))?;
-        let number = u16::from_str_radix(toks[2].trim_start_matches("0x"), 16).map_err(|e| err(e.to_string()))?;
-        let mut slots = Vec::new();
-        let mut k = 3;
-        while k < toks.len() && (toks[k] == "-" || toks[k].contains(':')) {
-            if toks[k] != "-" {
-                slots.push(parse_slot(toks[k]).map_err(err)?);
-            }
-            k += 1;
-        }
-        let flags = parse_flags(&toks[k..]).map_err(err)?;
-        if opcode.format(family) != enc.format() {
-            return Err(err(format!("{name}: the table says {enc:?}, the Opcode says {:?}", opcode.format(family))));
-        }
-        ops.push(OpInfo { opcode, name, enc, number, slots, flags });
-    }
-    let mut by_opcode = vec![u32::MAX; Opcode::ALL.len()];
-    let mut by_number = HashMap::new();
-    for (i, op) in ops.iter().enumerate() {
-        let dup = |what: &str| TableError { family, line: 0, what: format!("{} {what}", op.name) };
-        if std::mem::replace(&mut by_opcode[op.opcode as usize], i as u32) != u32::MAX {
-            return Err(dup("appears twice"));
-        }
-        if by_number.insert((op.enc, op.number), i).is_some() {
-            return Err(dup("shares its opcode number"));
-        }
-    }
-    let mut by_name: HashMap<&'static str, usize> = ops.iter().enumerate().map(|(i, o)| (o.name, i)).collect();
-    for (alias, target, line) in aliases {
-        let &i = by_name.get(target.as_str()).ok_or(TableError {
-            family,
-            line,
-            what: format!("alias of unknown {target}"),
-        })?;
-        by_name.insert(Box::leak(alias.into_boxed_str()), i);
-    }
-    Ok(Table { family, ops, by_opcode, by_number, by_name })
 }
 
 #[cfg(test)]
@@ -980,6 +778,26 @@ mod tests {
             }
             assert!(t.ops.len() > 900, "{family:?}: {} opcodes", t.ops.len());
         }
+    }
+
+    /// The generated indexes agree with the lines: each opcode's line is its own, the sorted
+    /// indexes are sorted (in `Enc`'s declaration order, which build.rs follows), and every
+    /// line is found by its number and its name.
+    #[test]
+    fn the_indexes_find_every_line() {
+        for family in [Family::Gfx11, Family::Gfx9] {
+            let t = table(family);
+            assert_eq!(t.by_opcode.len(), Opcode::ALL.len(), "{family:?}");
+            assert!(t.by_number.windows(2).all(|w| (w[0].0 as u8, w[0].1) < (w[1].0 as u8, w[1].1)), "{family:?}");
+            assert!(t.by_name.windows(2).all(|w| w[0].0 < w[1].0), "{family:?}");
+            for info in t.ops {
+                assert!(std::ptr::eq(t.get(info.opcode).unwrap(), info), "{}", info.name);
+                assert!(std::ptr::eq(t.at(info.enc, info.number).unwrap(), info), "{}", info.name);
+                assert!(std::ptr::eq(t.by_name(info.name).unwrap(), info), "{}", info.name);
+            }
+        }
+        assert_eq!(table(Family::Gfx9).by_name("v_accvgpr_read").map(|i| i.opcode), Some(Opcode::VAccvgprReadB32));
+        assert!(table(Family::Gfx11).by_name("v_no_such_op").is_none());
     }
 
     #[test]
@@ -1011,7 +829,7 @@ mod tests {
     #[test]
     fn two_dword_sources_type_their_constants() {
         for family in [Family::Gfx11, Family::Gfx9] {
-            for info in &table(family).ops {
+            for info in table(family).ops {
                 for s in info.slots.iter().filter(|s| s.role == Role::Use && s.kind.literal()) {
                     let typed = matches!(s.ctype, ConstType::F64 | ConstType::B64 | ConstType::Pf32);
                     assert_eq!(s.size == 2, typed, "{} {:?}: {:?} of {} dwords", info.name, s.field, s.ctype, s.size);

@@ -139,7 +139,7 @@ impl Gen {
         let e32 = matches!(shape, Shape::E32 | Shape::Dpp16 | Shape::Dpp8 | Shape::Sdwa);
         let mut defs = Vec::new();
         let mut ops = Vec::new();
-        for s in &info.slots {
+        for s in info.slots {
             // Optional slots are left out, except scratch's VGPR address.
             if s.optional && s.field != Field::Addr {
                 continue;
@@ -1136,7 +1136,7 @@ fn constant_bus_limits_match_llvm_mc() {
         let g = Gen { family: cfg.family, wave: cfg.wave };
         let generation = cfg.family.generation();
         let mut cases: Vec<(Inst, bool)> = Vec::new();
-        for info in &table::table(cfg.family).ops {
+        for info in table::table(cfg.family).ops {
             let classic = matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
             if !(classic && info.flags.e64 || matches!(info.enc, Enc::Vop3 | Enc::Vop3sd | Enc::Vop3p)) {
                 continue;

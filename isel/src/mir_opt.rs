@@ -339,8 +339,7 @@ fn fold_modifiers(
             ops[k] = Operand::temp(x);
             // The source must suit its slot (an SGPR pair where only VGPRs go would not) and
             // the constant bus.
-            if table::bind_uses(&info.slots, &ops).is_none() || !hw::fits_constant_bus(inst.opcode, family, &ops, true)
-            {
+            if table::bind_uses(info.slots, &ops).is_none() || !hw::fits_constant_bus(inst.opcode, family, &ops, true) {
                 break;
             }
             let inst = &mut insts[i];

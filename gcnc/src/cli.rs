@@ -478,11 +478,11 @@ fn parse_target_id(text: &str) -> Result<String, String> {
 /// options gcnc takes in clang's single-dash spelling are named that way.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
     let original: Vec<OsString> = args.into_iter().collect();
-    let normalized = normalize_args(original.iter().cloned());
-    let parsed = Cli::command()
-        .long_version(long_version())
-        .try_get_matches_from(&normalized)
-        .and_then(|matches| Cli::from_arg_matches(&matches));
+    // One description of the command line serves the rewriting and the parse: building it
+    // is a third of what the program does before compiling a small kernel.
+    let mut command = Cli::command().long_version(long_version());
+    let normalized = normalize_args(&command, original.iter().cloned());
+    let parsed = command.try_get_matches_from_mut(&normalized).and_then(|matches| Cli::from_arg_matches(&matches));
     let error = match parsed {
         Ok(cli) => return Ok(cli),
         // Help and version (and help for a bare `gcnc`) go out as clap writes them.
@@ -491,7 +491,6 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Erro
         }
         Err(e) => e,
     };
-    let mut command = Cli::command();
     // Built, so that a subcommand's usage names the program ("gcnc compile").
     command.build();
     // The subcommand whose usage the message ends with.
@@ -543,9 +542,9 @@ fn in_clang_spelling(message: &str) -> String {
 /// the option before it (`-o -O2` names an output file `-O2`), and every argument after `--`,
 /// stay as they are; which options take a value is read from clap's own description of the
 /// command line. Anything else, including arguments that are not UTF-8, passes through.
-pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+fn normalize_args(command: &clap::Command, args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut takes_value: Vec<String> = Vec::new();
-    for sub in Cli::command().get_subcommands() {
+    for sub in command.get_subcommands() {
         for arg in sub.get_arguments().filter(|a| a.get_action().takes_values() && !a.is_positional()) {
             takes_value.extend(arg.get_long().map(|l| format!("--{l}")));
             takes_value.extend(arg.get_short().map(|s| format!("-{s}")));
@@ -869,7 +868,10 @@ mod tests {
     use super::*;
 
     fn norm(args: &[&str]) -> Vec<String> {
-        normalize_args(args.iter().map(OsString::from)).into_iter().map(|a| a.into_string().unwrap()).collect()
+        normalize_args(&Cli::command(), args.iter().map(OsString::from))
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
     }
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
@@ -1065,7 +1067,7 @@ mod tests {
             use std::ffi::OsStr;
             use std::os::unix::ffi::OsStrExt;
             let odd = OsStr::from_bytes(b"-O\xff").to_os_string();
-            let out = normalize_args([OsString::from("gcnc"), odd.clone()]);
+            let out = normalize_args(&Cli::command(), [OsString::from("gcnc"), odd.clone()]);
             assert_eq!(out, [OsString::from("gcnc"), odd]);
         }
     }

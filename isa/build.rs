@@ -152,14 +152,17 @@ fn lookup<'a>(pairs: &[(&str, &'a str)], key: &str) -> Option<&'a str> {
     pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
-/// One `Opcode` variant: its name, and its format and assembly name per family (Gfx11, Gfx9).
+/// One `Opcode` variant: its name, and its format and assembly name per column of its entry
+/// (Gfx11's, Gfx9's and, where the entry gives a third pair, gfx90a's, which is otherwise
+/// Gfx9's).
 struct Variant {
     name: String,
-    formats: [String; 2],
-    names: [String; 2],
+    formats: [String; 3],
+    names: [String; 3],
 }
 
-/// The `Opcode` entries of `text` (lines `Variant: (F11, "n11"), (F9, "n9");`), in order.
+/// The `Opcode` entries of `text` (lines `Variant: (F11, "n11"), (F9, "n9")[, (F90a,
+/// "n90a")];`), in order.
 fn variants(text: &str, file: &str, out: &mut Vec<Variant>) {
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -167,14 +170,18 @@ fn variants(text: &str, file: &str, out: &mut Vec<Variant>) {
         if !name.chars().all(|c| c.is_ascii_alphanumeric()) || !line.ends_with(");") {
             continue;
         }
-        let parts: Vec<&str> = rest.trim_end_matches(");").split("), (").collect();
-        let [a, b] = parts[..] else { panic!("{file}:{}: expected two (format, name) pairs", n + 1) };
         let pair = |p: &str| -> (String, String) {
             let (format, quoted) = p.split_once(", ").unwrap_or_else(|| panic!("{file}:{}: bad pair `{p}`", n + 1));
             (format.to_string(), quoted.trim_matches('"').to_string())
         };
-        let ((f11, n11), (f9, n9)) = (pair(a), pair(b));
-        out.push(Variant { name: name.to_string(), formats: [f11, f9], names: [n11, n9] });
+        let pairs: Vec<(String, String)> = rest.trim_end_matches(");").split("), (").map(pair).collect();
+        let (f11, n11) = pairs[0].clone();
+        let (f9, n9) = pairs.get(1).cloned().unwrap_or_else(|| panic!("{file}:{}: a pair per family", n + 1));
+        let (f90a, n90a) = pairs.get(2).cloned().unwrap_or_else(|| (f9.clone(), n9.clone()));
+        if pairs.len() > 3 {
+            panic!("{file}:{}: more pairs than families", n + 1);
+        }
+        out.push(Variant { name: name.to_string(), formats: [f11, f9, f90a], names: [n11, n9, n90a] });
     }
 }
 

@@ -25,9 +25,10 @@
 //! flight through them, and sees its older atomics.
 
 use crate::error::FaultKind;
-use crate::memory::{Action, Memory};
+use crate::memory::{Action, Memory, PendingStore};
 use core::fmt;
 use isa::reg::{reg_name, PhysReg};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 /// A wait counter.
@@ -319,14 +320,15 @@ impl InFlightTracker {
         let action = std::mem::replace(&mut self.ops[i].action, Action::Done(Vec::new()));
         let writes = match action {
             Action::Load(load) => {
-                let older = self.ops.iter().take(i);
-                load.perform(mem, |space, addr, buf| {
-                    for op in older.clone() {
-                        if let Action::Store(s) = &op.action {
-                            s.overlay(space, addr, buf);
-                        }
-                    }
-                })
+                // The older stores still in flight, found once for all the load's lanes (most
+                // loads have none to read through).
+                let stores: SmallVec<[&PendingStore; 4]> = (self.ops.iter().take(i))
+                    .filter_map(|op| match &op.action {
+                        Action::Store(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                load.perform(mem, |space, addr, buf| stores.iter().for_each(|s| s.overlay(space, addr, buf)))
             }
             other => other.perform(mem),
         };

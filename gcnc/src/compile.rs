@@ -537,6 +537,10 @@ fn run_pipeline(
     // A long branch needs an SGPR pair above the kernel's; when a kernel that needs one uses
     // every SGPR, the machine stages run again with a pair (then two) kept out of allocation.
     let mut reserve = 0u16;
+    // When allocation finds no room in a file after spilling to its size, the machine stages
+    // run again and spill more (`Spilling::retry`, with the round it is in): rebuilding the
+    // input spares every kernel a copy of its function kept for the rare retry.
+    let mut respill: Option<(regalloc::Spilling, u32)> = None;
     let (sel, mir, alloc, hazards, clause_nops, waits, delays, assembled) = loop {
         // Prints after `stage` if asked, and checks the MIR in SSA form (up to allocation)
         // with the verifier in debug builds and with `--verify`.
@@ -596,8 +600,21 @@ fn run_pipeline(
         let mut spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
         spilling.target = spilling.target.min(limits);
         spilling.reserved_sgprs = reserve;
-        let alloc = regalloc::allocate_with(&mut mir, proc, &spilling)
-            .map_err(|reason| CompileError::Allocate { kernel: kernel.clone(), reason })?;
+        let spilling = respill.map_or(spilling, |(again, _)| again);
+        let alloc = match regalloc::allocate_once(&mut mir, proc, &spilling) {
+            Ok(alloc) => alloc,
+            Err(reason) => {
+                let round = respill.map_or(0, |(_, round)| round) + 1;
+                match spilling.retry(proc, &reason, round) {
+                    Some(again) => {
+                        printed.truncate(dumps);
+                        respill = Some((again, round));
+                        continue;
+                    }
+                    None => return Err(CompileError::Allocate { kernel: kernel.clone(), reason }),
+                }
+            }
+        };
         isa::encode::widen_to_vop3(&mut mir);
         timed("regalloc", t);
         after("regalloc", &mir)?;
@@ -644,6 +661,7 @@ fn run_pipeline(
             Err(emit::EmitError::NoLongBranchPair { .. }) if reserve < 4 => {
                 printed.truncate(dumps);
                 reserve += 2;
+                respill = None;
             }
             Err(reason) => return Err(CompileError::Emit { kernel: kernel.clone(), reason }),
         }

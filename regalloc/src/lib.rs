@@ -224,23 +224,43 @@ impl Spilling {
 /// room within the file after spilling to its size (fixed registers and alignment).
 const SPILL_ROUNDS: u32 = 4;
 
+impl Spilling {
+    /// What to aim at in round `round` (1, 2, ...) after an attempt that failed with `error`:
+    /// lower in the file that had no room by what was missing and a little more, or `None`
+    /// when `error` is not one that spilling more can mend or the rounds are spent. Rounds
+    /// start over from the same input: [`allocate_with`] keeps a copy for them, and a caller
+    /// that can rebuild the input (the compiler, whose earlier stages are deterministic)
+    /// calls [`allocate_once`] and spares the copy.
+    pub fn retry(&self, proc: &Processor, error: &AllocError, round: u32) -> Option<Spilling> {
+        match *error {
+            AllocError::DemandTooHigh { file, demand, limit, .. } if round <= SPILL_ROUNDS && file != RegType::Agpr => {
+                let fi = demand::file_index(file);
+                let target = self.target.min(self.limits(proc));
+                let lower = target.of(fi).saturating_sub(demand.saturating_sub(limit).max(1) + 2 * round as u16);
+                Some(Spilling { target: target.with(fi, lower), ..*self })
+            }
+            _ => None,
+        }
+    }
+
+    /// The registers allocation may use on `proc`: each file's size, the reserved SGPRs
+    /// left out.
+    fn limits(&self, proc: &Processor) -> RegisterDemand {
+        let files = spill::file_limits(proc);
+        files.with(0, files.sgprs.saturating_sub(self.reserved_sgprs))
+    }
+}
+
 /// [`allocate`] with the spilling of `spilling`.
 pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling) -> Result<Allocation, AllocError> {
     let input = func.clone();
-    let files = spill::file_limits(proc);
-    let limits = files.with(0, files.sgprs.saturating_sub(spilling.reserved_sgprs));
-    let mut target = spilling.target.min(limits);
+    let mut spilling = *spilling;
     let mut round = 0;
     loop {
-        match allocate_once(func, proc, limits, target, spilling.scratch_base) {
-            Err(AllocError::DemandTooHigh { file, demand, limit, .. })
-                if round < SPILL_ROUNDS && file != RegType::Agpr =>
-            {
-                // Aim lower in that file by what was missing (and a little more) and start over.
+        match allocate_once(func, proc, &spilling) {
+            Err(e) => {
                 round += 1;
-                let fi = demand::file_index(file);
-                let lower = target.of(fi).saturating_sub(demand.saturating_sub(limit).max(1) + 2 * round as u16);
-                target = target.with(fi, lower);
+                spilling = spilling.retry(proc, &e, round).ok_or(e)?;
                 *func = input.clone();
             }
             result => return result,
@@ -248,8 +268,16 @@ pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling)
     }
 }
 
-/// One attempt of [`allocate_with`].
-fn allocate_once(
+/// One attempt of [`allocate_with`], without the copy of `func` its rounds start from: on an
+/// error, `func` is left half allocated, and [`Spilling::retry`] says whether another attempt,
+/// from the same input, may succeed.
+pub fn allocate_once(func: &mut Function, proc: &Processor, spilling: &Spilling) -> Result<Allocation, AllocError> {
+    let limits = spilling.limits(proc);
+    attempt(func, proc, limits, spilling.target.min(limits), spilling.scratch_base)
+}
+
+/// One attempt within the register `limits`, spilling down to `target`.
+fn attempt(
     func: &mut Function,
     proc: &Processor,
     limits: RegisterDemand,

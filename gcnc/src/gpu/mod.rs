@@ -25,7 +25,10 @@ use std::ffi::OsString;
 
 use thiserror::Error;
 
-pub use dispatch::{isa_runs_target, run, GpuLaunch};
+pub use dispatch::{run, GpuLaunch};
+/// Whether an agent's ISA runs a target (its home is `isa`, where gcnc-hsa's loader reads it
+/// too).
+pub use isa::processor::isa_runs_target;
 
 /// The library opened when `GCNC_HSA_LIBRARY` is not set.
 pub const DEFAULT_LIBRARY: &str = "libhsa-runtime64.so.1";

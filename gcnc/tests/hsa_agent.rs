@@ -200,25 +200,33 @@ fn the_c_sample_runs_clang_and_gcnc_kernels() {
             .unwrap();
         (out.status.code(), text(&out.stdout), text(&out.stderr))
     };
-    for cpu in ["gfx1100", "gfx942"] {
-        for object in sample_kernels(&dir, cpu) {
+    let (gfx1100, gfx942) = (sample_kernels(&dir, "gfx1100"), sample_kernels(&dir, "gfx942"));
+    for (cpu, objects) in [("gfx1100", &gfx1100), ("gfx942", &gfx942)] {
+        for object in objects {
             for mode in ["file", "memory"] {
-                let (status, stdout, stderr) = sample(cpu, &object, mode);
+                let (status, stdout, stderr) = sample(cpu, object, mode);
                 let expected =
                     format!("{mode} on {cpu}: 1000 of 1000 elements copied; completion signal 0; queue error 0\n");
                 assert_eq!((status, stdout.as_str(), stderr.as_str()), (Some(0), expected.as_str(), ""), "{object:?}");
             }
         }
     }
+    // A barrier-AND packet holds the dispatch behind it until the host sets its signal to 0.
+    for object in &gfx942 {
+        let (status, stdout, stderr) = sample("gfx942", object, "barrier");
+        let expected = "barrier on gfx942: held until its signal was 0, then barrier completion 0; 1000 of 1000 \
+                        elements copied; completion signal 0; queue error 0\n";
+        assert_eq!((status, stdout.as_str(), stderr.as_str()), (Some(0), expected, ""), "{object:?}");
+    }
     // Wrong packets and a faulting kernel: reported through the queue's callback (the
     // emulator's message on stderr), the completion signal left at 1, the output untouched.
-    for object in sample_kernels(&dir, "gfx1100") {
+    for object in &gfx1100 {
         for (mode, status, message) in [
             ("no-header", "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT", "whose header is still INVALID"),
             ("kernarg-oob", "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT", "the kernarg segment at"),
             ("buffer-oob", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION", "is out of bounds"),
         ] {
-            let (code, stdout, stderr) = sample("gfx1100", &object, mode);
+            let (code, stdout, stderr) = sample("gfx1100", object, mode);
             assert_eq!(code, Some(0), "{mode} {object:?}: {stdout}{stderr}");
             assert!(stdout.starts_with(&format!("{mode} on gfx1100: the queue reported {status}: ")), "{stdout}");
             assert!(stdout.ends_with("; completion signal 1; output untouched\n"), "{stdout}");

@@ -38,6 +38,8 @@ struct Allocation {
     mapped: usize,
     /// Which allocation this is, so a snapshot writes back only to the one it copied.
     serial: u64,
+    /// Whether the program allocated it (`hsa_memory_free` frees no queue's ring).
+    program: bool,
 }
 
 /// Every allocation, by address.
@@ -61,8 +63,9 @@ fn page_size() -> usize {
 }
 
 impl Memory {
-    /// Maps `size` bytes (rounded up to `granule`) at a free window; its address.
-    pub(crate) fn allocate(&mut self, size: usize, granule: usize) -> Result<u64, Status> {
+    /// Maps `size` bytes (rounded up to `granule`) at a free window, for the program or for
+    /// the runtime; its address.
+    pub(crate) fn allocate(&mut self, size: usize, granule: usize, program: bool) -> Result<u64, Status> {
         if size == 0 || size > MAX_ALLOCATION {
             return Err(HSA_STATUS_ERROR_INVALID_ALLOCATION);
         }
@@ -95,15 +98,20 @@ impl Memory {
                 continue;
             }
             self.serial += 1;
-            self.allocations.insert(addr, Allocation { size, mapped, serial: self.serial });
+            self.allocations.insert(addr, Allocation { size, mapped, serial: self.serial, program });
             return Ok(addr);
         }
         Err(HSA_STATUS_ERROR_OUT_OF_RESOURCES)
     }
 
-    /// Unmaps the allocation at `addr` (its start).
-    pub(crate) fn free(&mut self, addr: u64) -> Result<(), Status> {
-        let allocation = self.allocations.remove(&addr).ok_or(HSA_STATUS_ERROR_INVALID_ALLOCATION)?;
+    /// Unmaps the allocation at `addr` (its start), if it is the program's (or `program` is
+    /// false: the runtime frees its own).
+    pub(crate) fn free(&mut self, addr: u64, program: bool) -> Result<(), Status> {
+        match self.allocations.get(&addr) {
+            Some(a) if a.program || !program => {}
+            _ => return Err(HSA_STATUS_ERROR_INVALID_ALLOCATION),
+        }
+        let allocation = self.allocations.remove(&addr).expect("found above");
         // SAFETY: our own mapping, which nothing references any more.
         unsafe { libc::munmap(addr as *mut c_void, allocation.mapped) };
         Ok(())
@@ -113,7 +121,7 @@ impl Memory {
     pub(crate) fn release_all(&mut self) {
         let addrs: Vec<u64> = self.allocations.keys().copied().collect();
         for addr in addrs {
-            let _ = self.free(addr);
+            let _ = self.free(addr, false);
         }
     }
 
@@ -170,7 +178,7 @@ pub unsafe extern "C" fn hsa_memory_allocate(region: Region, size: usize, ptr: *
             if kind == RegionKind::Group {
                 return Err(HSA_STATUS_ERROR_INVALID_ALLOCATION);
             }
-            rt.memory.allocate(size, kind.granule())
+            rt.memory.allocate(size, kind.granule(), true)
         })?;
         // SAFETY: the caller's promise.
         unsafe { ptr.write(addr as *mut c_void) };
@@ -186,7 +194,7 @@ pub extern "C" fn hsa_memory_free(ptr: *mut c_void) -> Status {
             if ptr.is_null() {
                 Ok(())
             } else {
-                rt.memory.free(ptr as u64).map_err(|_| HSA_STATUS_ERROR_INVALID_ARGUMENT)
+                rt.memory.free(ptr as u64, true).map_err(|_| HSA_STATUS_ERROR_INVALID_ARGUMENT)
             }
         })
     })

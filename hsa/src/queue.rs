@@ -98,7 +98,7 @@ pub unsafe extern "C" fn hsa_queue_create(
             if !matches!(rt.agents[index], AgentKind::Gpu(_)) {
                 return Err(HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
             }
-            let ring = rt.memory.allocate(size as usize * 64, 64)?;
+            let ring = rt.memory.allocate(size as usize * 64, 64, false)?;
             for slot in 0..size as u64 {
                 // SAFETY: the ring holds `size` 64-byte packets, and is fresh.
                 unsafe { ((ring + 64 * slot) as *mut u16).write(HSA_PACKET_TYPE_INVALID as u16) };
@@ -163,7 +163,7 @@ fn remove(queue: *mut Queue) -> Result<(), Status> {
     entry.stop();
     with(|rt| {
         rt.signals.retain(|_, s| !Arc::ptr_eq(s, &doorbell));
-        rt.memory.free(ring)
+        rt.memory.free(ring, false)
     })
 }
 

@@ -9,6 +9,8 @@
  * The code object holds `vector_copy(const uint *in, uint *out, uint n)` (code object V5:
  * the explicit arguments at 0, 8 and 16, the hidden ones from 24). MODE:
  *   file, memory   load the code object that way; the copy must be exact.
+ *   barrier        a barrier-AND packet on a signal, then the dispatch (barrier bit set):
+ *                  nothing runs until the host sets the signal to 0, then the copy is exact.
  *   no-header      ring the doorbell for a packet whose header was never written;
  *   kernarg-oob    point the packet's kernarg address past its allocation;
  *   buffer-oob     launch (and pass n for) twice as many work-items as the buffers hold:
@@ -82,11 +84,12 @@ static void put64(char *base, size_t at, uint64_t v) { memcpy(base + at, &v, siz
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: vector_copy CODE_OBJECT file|memory|no-header|kernarg-oob|buffer-oob\n");
+        fprintf(stderr, "usage: vector_copy CODE_OBJECT file|memory|barrier|no-header|kernarg-oob|buffer-oob\n");
         return 2;
     }
     const char *mode = argv[2];
-    int expect_error = strcmp(mode, "file") != 0 && strcmp(mode, "memory") != 0;
+    int barrier = strcmp(mode, "barrier") == 0;
+    int expect_error = strcmp(mode, "file") != 0 && strcmp(mode, "memory") != 0 && !barrier;
 
     check(hsa_init(), "hsa_init");
     hsa_agent_t gpu = {0};
@@ -188,10 +191,16 @@ int main(int argc, char **argv) {
     hsa_signal_t completion;
     check(hsa_signal_create(1, 0, NULL, &completion), "hsa_signal_create");
 
+    /* In barrier mode, packet `index` is a barrier-AND on `gate`, and the dispatch follows. */
+    hsa_signal_t gate, barrier_done;
+    check(hsa_signal_create(1, 0, NULL, &gate), "hsa_signal_create");
+    check(hsa_signal_create(1, 0, NULL, &barrier_done), "hsa_signal_create");
+    uint64_t index = hsa_queue_add_write_index_relaxed(queue, barrier ? 2 : 1);
+    uint64_t dispatch_index = barrier ? index + 1 : index;
+
     /* The packet: everything but the header, then the header with release order. */
-    uint64_t index = hsa_queue_add_write_index_relaxed(queue, 1);
     hsa_kernel_dispatch_packet_t *packet =
-        (hsa_kernel_dispatch_packet_t *)queue->base_address + (index & (queue->size - 1));
+        (hsa_kernel_dispatch_packet_t *)queue->base_address + (dispatch_index & (queue->size - 1));
     memset((char *)packet + 4, 0, sizeof *packet - 4);
     packet->workgroup_size_x = GROUP;
     packet->workgroup_size_y = 1;
@@ -204,19 +213,39 @@ int main(int argc, char **argv) {
     packet->kernel_object = kernel_object;
     packet->kernarg_address = strcmp(mode, "kernarg-oob") == 0 ? kernarg + 4096 : kernarg;
     packet->completion_signal = completion;
-    uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-                      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+    uint16_t scopes = (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
                       (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) | scopes;
+    if (barrier) header |= 1 << HSA_PACKET_HEADER_BARRIER;
     uint16_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
     if (strcmp(mode, "no-header") != 0) {
         __atomic_store_n((uint32_t *)packet, header | ((uint32_t)setup << 16), __ATOMIC_RELEASE);
     }
-    hsa_signal_store_screlease(queue->doorbell_signal, (hsa_signal_value_t)index);
+    if (barrier) {
+        hsa_barrier_and_packet_t *and =
+            (hsa_barrier_and_packet_t *)queue->base_address + (index & (queue->size - 1));
+        memset((char *)and + 2, 0, sizeof *and - 2);
+        and->dep_signal[0] = gate;
+        and->completion_signal = barrier_done;
+        __atomic_store_n(&and->header, (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) | scopes),
+                         __ATOMIC_RELEASE);
+    }
+    hsa_signal_store_screlease(queue->doorbell_signal, (hsa_signal_value_t)dispatch_index);
 
-    /* Wait: without an error, until the kernel completes; with one, a second at most. */
     uint64_t frequency;
     check(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &frequency), "hsa_system_get_info");
     hsa_signal_value_t value;
+    int held = 1;
+    if (barrier) {
+        /* Nothing may run while the gate is 1: a wait of 50 ms times out. */
+        value = hsa_signal_wait_scacquire(completion, HSA_SIGNAL_CONDITION_LT, 1, frequency / 20,
+                                          HSA_WAIT_STATE_BLOCKED);
+        for (uint32_t i = 0; i < N; i++) held &= out[i] == 0;
+        held &= value == 1 && hsa_signal_load_scacquire(barrier_done) == 1;
+        hsa_signal_store_screlease(gate, 0);
+    }
+
+    /* Wait: without an error, until the kernel completes; with one, a second at most. */
     for (int tries = 0; tries < 10; tries++) {
         value = hsa_signal_wait_scacquire(completion, HSA_SIGNAL_CONDITION_LT, 1, frequency / 10,
                                           HSA_WAIT_STATE_BLOCKED);
@@ -236,12 +265,20 @@ int main(int argc, char **argv) {
     } else {
         uint32_t right = 0;
         for (uint32_t i = 0; i < N; i++) right += out[i] == in[i];
-        printf("%s on %s: %u of %u elements copied; completion signal %ld; queue error %d\n", mode, name, right,
-               N, (long)value, (int)queue_error);
-        ok = right == N && value == 0 && queue_error == HSA_STATUS_SUCCESS;
+        printf("%s on %s: ", mode, name);
+        if (barrier) {
+            printf("%s until its signal was 0, then barrier completion %ld; ", held ? "held" : "NOT HELD",
+                   (long)hsa_signal_load_scacquire(barrier_done));
+        }
+        printf("%u of %u elements copied; completion signal %ld; queue error %d\n", right, N, (long)value,
+               (int)queue_error);
+        ok = right == N && value == 0 && queue_error == HSA_STATUS_SUCCESS && held &&
+             (!barrier || hsa_signal_load_scacquire(barrier_done) == 0);
     }
 
     check(hsa_signal_destroy(completion), "hsa_signal_destroy");
+    check(hsa_signal_destroy(gate), "hsa_signal_destroy");
+    check(hsa_signal_destroy(barrier_done), "hsa_signal_destroy");
     check(hsa_memory_free(kernarg), "hsa_memory_free");
     check(hsa_memory_free(out), "hsa_memory_free");
     check(hsa_memory_free(in), "hsa_memory_free");

@@ -206,7 +206,7 @@ pub fn dispatch(
 /// has placed in `device`'s memory with its kernarg segment: each wave's kernarg pointer is
 /// `kernarg` and its dispatch pointer `packet`, and nothing is allocated. The launch is
 /// checked as [`dispatch`] checks it, and the kernel's whole kernarg segment (the larger of
-/// the metadata's and the descriptor's size) must lie in one buffer.
+/// the metadata's and the descriptor's size), if it has one, must lie in one buffer.
 pub fn dispatch_at(
     device: &mut Device,
     program: &Program,
@@ -219,8 +219,8 @@ pub fn dispatch_at(
     let k = find_kernel(program, kernel)?;
     check_launch(program, k, launch, options)?;
     let size = k.metadata().map_or(0, |m| m.kernarg_segment_size).max(k.descriptor().kernarg_size);
-    let kernarg_bytes = device
-        .read(kernarg, size)
+    // A kernel without arguments may be given no segment at all.
+    let kernarg_bytes = if size == 0 { Ok(&[][..]) } else { device.read(kernarg, size) }
         .map_err(|oob| LaunchError::KernargOutOfBounds {
             kernel: kernel.to_string(),
             addr: kernarg,

@@ -27,6 +27,7 @@
 //! Every entry point catches panics (a panic becomes `HSA_STATUS_ERROR_FATAL`, or a neutral
 //! value), so none unwinds into C. An entry point this library does not implement is absent,
 //! so a program using it fails to link or to load rather than misbehave.
+#![deny(missing_docs)]
 
 /// Defines entry points that act on one object (a signal, a queue) and return a value rather
 /// than a status: each `fn [NAMES](object, args) -> T { body }` gives every name an

@@ -60,12 +60,16 @@ pub(crate) struct QueueEntry {
 }
 
 impl QueueEntry {
-    /// Stops the processor and waits for it (without the runtime's lock, which it may need).
+    /// Stops the processor and waits for it (without the runtime's lock, which it may need),
+    /// unless this is the processor itself (an error callback destroying its queue), which
+    /// then ends once the callback returns.
     pub(crate) fn stop(mut self) {
         self.state.stop.store(true, SeqCst);
         self.state.doorbell.update(|_| ());
         if let Some(thread) = self.processor.take() {
-            let _ = thread.join();
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
         }
     }
 }

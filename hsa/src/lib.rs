@@ -64,6 +64,8 @@ mod queue;
 mod runtime;
 mod signal;
 mod status;
+#[cfg(test)]
+mod tests;
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};

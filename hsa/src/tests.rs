@@ -206,3 +206,136 @@ fn queues_and_memory_refuse_what_the_specification_forbids() {
         assert_eq!(hsa_memory_free(ptr::null_mut()), HSA_STATUS_SUCCESS);
     });
 }
+
+/// The C sample's OpenCL kernel compiled by clang-19 for `cpu` (`-c`: relocatable).
+fn clang_object(cpu: &str, relocatable: bool) -> Vec<u8> {
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../gcnc/tests/hsa/vector_copy.cl");
+    let out = std::env::temp_dir().join(format!("gcnc-hsa-loader-{cpu}-{relocatable}-{}.o", std::process::id()));
+    let mut clang = std::process::Command::new("clang-19");
+    clang.args(["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-nogpulib", "-O2"]);
+    clang.arg(format!("-mcpu={cpu}")).arg(&source).arg("-o").arg(&out);
+    if relocatable {
+        clang.arg("-c");
+    }
+    let status = clang.output().expect("clang-19 runs (scripts/test.sh installs it)");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let bytes = std::fs::read(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    bytes
+}
+
+fn reader(bytes: &[u8]) -> CodeObjectReader {
+    let mut reader = CodeObjectReader::default();
+    // SAFETY: the bytes and a valid out-pointer.
+    let status = unsafe {
+        crate::loader::hsa_code_object_reader_create_from_memory(bytes.as_ptr().cast(), bytes.len(), &mut reader)
+    };
+    assert_eq!(status, HSA_STATUS_SUCCESS);
+    reader
+}
+
+fn executable() -> Executable {
+    let mut exec = Executable::default();
+    // SAFETY: a valid out-pointer.
+    let status = unsafe {
+        crate::loader::hsa_executable_create_alt(
+            HSA_PROFILE_BASE,
+            HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+            ptr::null(),
+            &mut exec,
+        )
+    };
+    assert_eq!(status, HSA_STATUS_SUCCESS);
+    exec
+}
+
+/// The GPU agent whose `HSA_AGENT_INFO_NAME` is `name`.
+fn gpu_named(name: &str) -> Agent {
+    agents()
+        .into_iter()
+        .find(|&a| {
+            let mut n = [0u8; 64];
+            // SAFETY: a char[64] attribute.
+            unsafe { hsa_agent_get_info(a, HSA_AGENT_INFO_NAME, n.as_mut_ptr().cast()) };
+            n.starts_with(name.as_bytes()) && n[name.len()] == 0
+        })
+        .unwrap_or_else(|| panic!("no {name} agent (GCNC_HSA_AGENTS leaves it out?)"))
+}
+
+#[test]
+fn the_loader_takes_what_rocm_takes() {
+    use crate::loader::*;
+    session(|| {
+        let (gfx1100, gfx942) = (gpu_named("gfx1100"), gpu_named("gfx942"));
+        let object = clang_object("gfx1100", false);
+        let load = |exec, agent, bytes: &[u8]| {
+            let r = reader(bytes);
+            // SAFETY: a null loaded-code-object pointer is allowed.
+            let status = unsafe { hsa_executable_load_agent_code_object(exec, agent, r, ptr::null(), ptr::null_mut()) };
+            assert_eq!(hsa_code_object_reader_destroy(r), HSA_STATUS_SUCCESS);
+            status
+        };
+        let exec = executable();
+        // Another processor's code, and a relocatable object, are refused.
+        assert_eq!(load(exec, gfx942, &object), HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
+        assert_eq!(load(exec, gfx1100, &clang_object("gfx1100", true)), HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+        assert_eq!(load(exec, gfx1100, b"not an ELF file"), HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+        assert_eq!(load(exec, gfx1100, &object), HSA_STATUS_SUCCESS);
+        assert_eq!(load(exec, gfx1100, &object), HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED);
+        assert_eq!(hsa_executable_freeze(exec, ptr::null()), HSA_STATUS_SUCCESS);
+        assert_eq!(hsa_executable_freeze(exec, ptr::null()), HSA_STATUS_ERROR_FROZEN_EXECUTABLE);
+        assert_eq!(load(exec, gfx1100, &object), HSA_STATUS_ERROR_FROZEN_EXECUTABLE);
+
+        // Kernel symbols are `NAME.kd`, for the agent they were loaded for.
+        let find = |name: &std::ffi::CStr, agent: Option<&Agent>| {
+            let mut symbol = ExecutableSymbol::default();
+            let agent = agent.map_or(ptr::null(), ptr::from_ref);
+            // SAFETY: a NUL-terminated name, a valid out-pointer.
+            let status = unsafe { hsa_executable_get_symbol_by_name(exec, name.as_ptr(), agent, &mut symbol) };
+            (status, symbol)
+        };
+        assert_eq!(find(c"vector_copy", Some(&gfx1100)).0, HSA_STATUS_ERROR_INVALID_SYMBOL_NAME);
+        assert_eq!(find(c"vector_copy.kd", None).0, HSA_STATUS_ERROR_INVALID_SYMBOL_NAME);
+        assert_eq!(find(c"vector_copy.kd", Some(&gfx942)).0, HSA_STATUS_ERROR_INVALID_SYMBOL_NAME);
+        let (status, symbol) = find(c"vector_copy.kd", Some(&gfx1100));
+        assert_eq!(status, HSA_STATUS_SUCCESS);
+
+        // Its sizes are the code object's, as runtime-abi reads them.
+        let read = runtime_abi::read(&object).unwrap();
+        let kernel = &read.kernels[0];
+        let meta = read.metadata.as_ref().unwrap().kernels.iter().find(|k| k.name == "vector_copy").unwrap();
+        let symbol_info = |attribute| {
+            let mut value = 0u32;
+            // SAFETY: a uint32_t attribute.
+            let status = unsafe { hsa_executable_symbol_get_info(symbol, attribute, ptr::from_mut(&mut value).cast()) };
+            assert_eq!(status, HSA_STATUS_SUCCESS);
+            value
+        };
+        assert_eq!(symbol_info(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE), meta.kernarg_segment_size);
+        assert_eq!(
+            symbol_info(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE),
+            kernel.descriptor.group_segment_fixed_size
+        );
+        assert_eq!(
+            symbol_info(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE),
+            kernel.descriptor.private_segment_fixed_size
+        );
+        assert_eq!(symbol_info(HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH), "vector_copy.kd".len() as u32);
+        assert_eq!(symbol_info(HSA_EXECUTABLE_SYMBOL_INFO_TYPE), HSA_SYMBOL_KIND_KERNEL);
+        assert_eq!(hsa_executable_destroy(exec), HSA_STATUS_SUCCESS);
+        assert_eq!(hsa_executable_destroy(exec), HSA_STATUS_ERROR_INVALID_EXECUTABLE);
+        assert_eq!(symbol_info_status(symbol), HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL);
+    });
+}
+
+fn symbol_info_status(symbol: ExecutableSymbol) -> Status {
+    let mut value = 0u32;
+    // SAFETY: a uint32_t attribute.
+    unsafe {
+        crate::loader::hsa_executable_symbol_get_info(
+            symbol,
+            HSA_EXECUTABLE_SYMBOL_INFO_TYPE,
+            ptr::from_mut(&mut value).cast(),
+        )
+    }
+}

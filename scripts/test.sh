@@ -4,7 +4,9 @@
 # 1. Installs, from Debian packages and only when missing, the LLVM 19 tools the tests use as
 #    oracles (llvm-mc-19, llvm-objdump-19, llvm-readobj-19, ld.lld-19, clang-19), and the HSA
 #    runtime with its header (libhsa-runtime64-1, libhsa-runtime-dev), against which the
-#    `--device gpu` tests check gcnc's HSA declarations and the no-GPU path.
+#    `--device gpu` tests check gcnc's and gcnc-hsa's HSA declarations and the no-GPU path, and
+#    build the C programs that run on gcnc-hsa's software agent (with `cc`, or clang-19 when
+#    there is no `cc`).
 # 2. Runs the whole workspace's tests in one build with the one dev profile (see Cargo.toml),
 #    against the committed Cargo.lock.
 #

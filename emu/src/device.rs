@@ -13,6 +13,31 @@ pub struct Device {
     buffers: Vec<Option<Vec<u8>>>,
 }
 
+/// Why [`Device::alloc_at`] cannot place a buffer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlaceError {
+    /// The address does not start a 4 GiB window below the FLAT apertures.
+    #[error("{addr:#x} does not start a 4 GiB window of global memory")]
+    NotAWindow {
+        /// The address.
+        addr: u64,
+    },
+    /// The window already holds a buffer.
+    #[error("the window at {addr:#x} already holds a buffer")]
+    Taken {
+        /// The address.
+        addr: u64,
+    },
+    /// The buffer is larger than a window.
+    #[error("a buffer of {bytes} bytes at {addr:#x} is larger than a 4 GiB window")]
+    TooLarge {
+        /// The address.
+        addr: u64,
+        /// The buffer's size.
+        bytes: u64,
+    },
+}
+
 /// Why an access to global memory failed, before the fault site is known.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Oob {
@@ -35,6 +60,34 @@ impl Device {
         }
         self.buffers.push(Some(bytes));
         (self.buffers.len() as u64) << 32
+    }
+
+    /// Places a buffer holding `bytes` at `addr`, for a runtime whose host and device share
+    /// addresses (gcnc-hsa maps its allocations at the same addresses on both sides): `addr`
+    /// must start a 4 GiB window ([`Device::alloc`]'s addresses are of that form) below the
+    /// FLAT apertures (a user-space address of a 48-bit host is) that holds no buffer, and
+    /// `bytes` must fit in the window. Later
+    /// [`Device::alloc`]s take windows above every buffer.
+    pub fn alloc_at(&mut self, addr: u64, bytes: Vec<u8>) -> Result<(), PlaceError> {
+        let hi = addr >> 32;
+        let below_apertures = hi < u64::from(crate::memory::SHARED_APERTURE_HI.min(crate::memory::PRIVATE_APERTURE_HI));
+        if hi == 0 || addr as u32 != 0 || !below_apertures {
+            return Err(PlaceError::NotAWindow { addr });
+        }
+        if bytes.len() as u64 > 1 << 32 {
+            return Err(PlaceError::TooLarge { addr, bytes: bytes.len() as u64 });
+        }
+        let index = (hi - 1) as usize;
+        if index >= self.buffers.len() {
+            self.buffers.resize(index + 1, None);
+        }
+        match &mut self.buffers[index] {
+            Some(_) => Err(PlaceError::Taken { addr }),
+            slot => {
+                *slot = Some(bytes);
+                Ok(())
+            }
+        }
     }
 
     /// The contents of the buffer that starts at `addr` (as returned by [`Device::alloc`]).
@@ -106,5 +159,24 @@ mod tests {
         dev.free(b);
         assert!(dev.read(b, 1).is_err());
         assert_eq!(dev.buffer(b), None);
+    }
+
+    #[test]
+    fn buffers_placed_at_chosen_windows() {
+        let mut dev = Device::new();
+        let at = 7u64 << 32;
+        dev.alloc_at(at, vec![5; 3]).unwrap();
+        assert_eq!(dev.read(at + 2, 1).unwrap(), &[5]);
+        assert!(dev.read(at + 2, 2).is_err());
+        assert_eq!(dev.alloc_at(at, vec![]), Err(PlaceError::Taken { addr: at }));
+        assert_eq!(dev.alloc_at(at + 4, vec![]), Err(PlaceError::NotAWindow { addr: at + 4 }));
+        assert_eq!(dev.alloc_at(0, vec![]), Err(PlaceError::NotAWindow { addr: 0 }));
+        let aperture = u64::from(crate::memory::SHARED_APERTURE_HI) << 32;
+        assert_eq!(dev.alloc_at(aperture, vec![]), Err(PlaceError::NotAWindow { addr: aperture }));
+        // A later allocation takes a window above the placed one, and the windows below stay
+        // out of bounds.
+        let next = dev.alloc(vec![1]);
+        assert!(next > at);
+        assert!(dev.read(3 << 32, 1).is_err());
     }
 }

@@ -183,10 +183,7 @@ pub fn dispatch(
     args: &[ArgValue],
     options: &Options,
 ) -> Result<Stats, EmuError> {
-    let k = program.kernel(kernel).ok_or_else(|| LaunchError::NoSuchKernel {
-        name: kernel.to_string(),
-        known: program.kernels().iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
-    })?;
+    let k = find_kernel(program, kernel)?;
     check_launch(program, k, launch, options)?;
     let kernarg_bytes = kernarg_segment(k, launch, args)?;
     // The segment is 16-byte aligned and allocated in whole 16-byte units, as a runtime's
@@ -197,14 +194,66 @@ pub fn dispatch(
     let kernarg = device.alloc(unit);
     let packet = needs_dispatch_packet(k, program.processor())
         .then(|| device.alloc(dispatch_packet(launch, k.descriptor(), kernarg)));
-    let result = WaveSetup::new(k, program.processor(), kernarg, &kernarg_bytes, packet)
-        .map_err(EmuError::from)
-        .and_then(|setup| Machine::new(program, k, launch, options, &setup).run(device));
+    let result = run_waves(device, program, k, launch, options, kernarg, &kernarg_bytes, packet);
     device.free(kernarg);
     if let Some(p) = packet {
         device.free(p);
     }
     result
+}
+
+/// Runs `kernel` as a command processor runs an AQL kernel dispatch packet that a runtime
+/// has placed in `device`'s memory with its kernarg segment: each wave's kernarg pointer is
+/// `kernarg` and its dispatch pointer `packet`, and nothing is allocated. The launch is
+/// checked as [`dispatch`] checks it, and the kernel's whole kernarg segment (the larger of
+/// the metadata's and the descriptor's size), if it has one, must lie in one buffer.
+pub fn dispatch_at(
+    device: &mut Device,
+    program: &Program,
+    kernel: &str,
+    launch: &Launch,
+    kernarg: u64,
+    packet: u64,
+    options: &Options,
+) -> Result<Stats, EmuError> {
+    let k = find_kernel(program, kernel)?;
+    check_launch(program, k, launch, options)?;
+    let size = k.metadata().map_or(0, |m| m.kernarg_segment_size).max(k.descriptor().kernarg_size);
+    // A kernel without arguments may be given no segment at all.
+    let kernarg_bytes = if size == 0 { Ok(&[][..]) } else { device.read(kernarg, size) }
+        .map_err(|oob| LaunchError::KernargOutOfBounds {
+            kernel: kernel.to_string(),
+            addr: kernarg,
+            size,
+            detail: oob.detail,
+        })?
+        .to_vec();
+    let packet = needs_dispatch_packet(k, program.processor()).then_some(packet);
+    run_waves(device, program, k, launch, options, kernarg, &kernarg_bytes, packet)
+}
+
+fn find_kernel<'p>(program: &'p Program, kernel: &str) -> Result<&'p Kernel, LaunchError> {
+    program.kernel(kernel).ok_or_else(|| LaunchError::NoSuchKernel {
+        name: kernel.to_string(),
+        known: program.kernels().iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// The waves of a checked launch whose kernarg segment (and packet, when the kernel reads
+/// it) are in `device` at `kernarg` (and `packet`).
+#[allow(clippy::too_many_arguments)]
+fn run_waves(
+    device: &mut Device,
+    program: &Program,
+    k: &Kernel,
+    launch: &Launch,
+    options: &Options,
+    kernarg: u64,
+    kernarg_bytes: &[u8],
+    packet: Option<u64>,
+) -> Result<Stats, EmuError> {
+    let setup = WaveSetup::new(k, program.processor(), kernarg, kernarg_bytes, packet)?;
+    Machine::new(program, k, launch, options, &setup).run(device)
 }
 
 /// Checks a launch's shape against what the kernel's metadata requires, as any device must:

@@ -157,6 +157,19 @@ pub enum LaunchError {
         /// The launch's size.
         block: [u32; 3],
     },
+    /// The kernarg segment a caller placed in device memory ([`crate::dispatch_at`]) is not
+    /// there whole.
+    #[error("kernel {kernel}: the kernarg segment at {addr:#x} ({size} bytes) is out of bounds{detail}")]
+    KernargOutOfBounds {
+        /// The kernel.
+        kernel: String,
+        /// The segment's address.
+        addr: u64,
+        /// The kernel's kernarg segment size.
+        size: u32,
+        /// What the address was checked against.
+        detail: String,
+    },
     /// The kernel asks for a part of the dispatch state the emulator does not provide.
     #[error("kernel {kernel}: {what} is not supported by the emulator")]
     Unsupported {

@@ -53,9 +53,10 @@ mod vmem;
 mod waitcnt_check;
 mod wave;
 
-pub use device::Device;
+pub use device::{Device, PlaceError};
 pub use dispatch::{
-    check_workgroup, dispatch, ArgValue, Launch, Options, Stats, WaitProfile, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE,
+    check_workgroup, dispatch, dispatch_at, ArgValue, Launch, Options, Stats, WaitProfile, MAX_SHARED_BYTES,
+    MAX_WORKGROUP_SIZE,
 };
 pub use error::{EmuError, FaultKind, FaultSite, LaunchError, LoadError};
 pub use program::{Kernel, Program};

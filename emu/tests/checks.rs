@@ -384,3 +384,41 @@ fn a_workgroup_that_cannot_be_resident_is_refused() {
     let args = [ArgValue::ptr(dev.alloc(vec![0; 4])), ArgValue::ptr(dev.alloc(vec![0; 4]))];
     dispatch(&mut dev, &p, "k", &Launch::linear(1024, 1024), &args, &Options::default()).unwrap();
 }
+
+/// `dispatch_at` runs a kernel whose kernarg segment a runtime placed in device memory, at
+/// addresses the runtime chose (`Device::alloc_at`), as `dispatch` runs it from arguments; a
+/// segment outside every buffer is refused before anything runs.
+#[test]
+fn dispatch_at_takes_a_placed_kernarg_segment() {
+    let body = format!(
+        "{PROLOGUE_GFX11}\n  global_load_b32 v2, v1, s[4:5]\n  s_waitcnt vmcnt(0)\n  v_add_nc_u32 v2, v2, 1\n  \
+         global_store_b32 v1, v2, s[6:7]"
+    );
+    let p = kernel("gfx1100", false, &body);
+    let launch = Launch::linear(32, 32);
+    let options = Options { step_limit: 10_000, ..Options::default() };
+    let (input, out, kernarg) = (3u64 << 32, 9u64 << 32, 5u64 << 32);
+    let mut dev = Device::new();
+    dev.alloc_at(input, (0..32u32).flat_map(|i| (i * 7).to_le_bytes()).collect()).unwrap();
+    dev.alloc_at(out, vec![0; 128]).unwrap();
+    let args = [ArgValue::ptr(input), ArgValue::ptr(out)];
+    let segment = emu::kernarg_segment(p.kernel("k").unwrap(), &launch, &args).unwrap();
+    dev.alloc_at(kernarg, segment.clone()).unwrap();
+    emu::dispatch_at(&mut dev, &p, "k", &launch, kernarg, 0, &options).unwrap();
+    let placed = bytes_to_words(dev.buffer(out).unwrap());
+    assert_eq!(placed, (0..32u32).map(|i| i * 7 + 1).collect::<Vec<_>>());
+    // The same kernel from its arguments gives the same.
+    let mut fresh = Device::new();
+    let (i2, o2) = (fresh.alloc((0..32u32).flat_map(|i| (i * 7).to_le_bytes()).collect()), fresh.alloc(vec![0; 128]));
+    dispatch(&mut fresh, &p, "k", &launch, &[ArgValue::ptr(i2), ArgValue::ptr(o2)], &options).unwrap();
+    assert_eq!(bytes_to_words(fresh.buffer(o2).unwrap()), placed);
+    // A segment that runs past its buffer, or lies in none.
+    for at in [kernarg + 8, 7u64 << 32] {
+        let err = emu::dispatch_at(&mut dev, &p, "k", &launch, at, 0, &options).unwrap_err();
+        assert!(
+            matches!(&err, EmuError::Launch(emu::LaunchError::KernargOutOfBounds { addr, size, .. })
+                if *addr == at && *size as usize == segment.len()),
+            "{err:?}"
+        );
+    }
+}

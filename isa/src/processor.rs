@@ -521,6 +521,31 @@ impl fmt::Display for TargetId {
     }
 }
 
+/// Whether a GPU agent whose ISA is named `isa_name` (as HSA's `hsa_isa_get_info_alt` gives
+/// it, e.g. `amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`) runs code for `target`: the processor
+/// is the target's, or one its generic processor supports; and each feature the target sets
+/// (`+` or `-`) is set the same way in the ISA name (a feature the target leaves as "any"
+/// runs either way). gcnc's GPU backend picks its agent by it, and gcnc-hsa's loader checks
+/// code objects against its agents by it.
+pub fn isa_runs_target(isa_name: &str, target: &TargetId) -> bool {
+    let id = isa_name.rsplit_once("--").map_or(isa_name, |(_, id)| id);
+    let mut parts = id.split(':');
+    let processor = parts.next().unwrap_or_default();
+    let features: Vec<&str> = parts.collect();
+    let code = target.processor;
+    let processor_fits =
+        code.name == processor || code.generic.as_ref().is_some_and(|g| g.supported.contains(&processor));
+    let fits = |setting: FeatureSetting, name: &str| {
+        let agent = features.iter().find_map(|f| f.strip_prefix(name));
+        match setting {
+            FeatureSetting::Any => true,
+            FeatureSetting::On => agent == Some("+"),
+            FeatureSetting::Off => agent == Some("-"),
+        }
+    };
+    processor_fits && fits(target.sramecc, "sramecc") && fits(target.xnack, "xnack")
+}
+
 /// Everything code generation needs to know about where the code will run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Target {
@@ -587,6 +612,32 @@ impl Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn runs(isa: &str, target: &str) -> bool {
+        isa_runs_target(isa, &TargetId::parse(target).unwrap())
+    }
+
+    #[test]
+    fn isa_names_match_target_ids() {
+        assert!(runs("amdgcn-amd-amdhsa--gfx1100", "gfx1100"));
+        assert!(!runs("amdgcn-amd-amdhsa--gfx1101", "gfx1100"));
+        assert!(!runs("amdgcn-amd-amdhsa--gfx11000", "gfx1100"));
+        // "Any" runs on either setting; a set feature needs the same setting.
+        assert!(runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a"));
+        assert!(runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a:xnack-"));
+        assert!(!runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a:xnack+"));
+        assert!(!runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a:sramecc-"));
+        assert!(!runs("amdgcn-amd-amdhsa--gfx90a", "gfx90a:sramecc+"));
+    }
+
+    #[test]
+    fn generic_targets_run_on_the_processors_they_list() {
+        let generic = PROCESSORS.iter().find_map(|p| p.generic.as_ref().map(|g| (p.name, g)));
+        let (name, info) = generic.expect("the processor table has a generic processor");
+        let member = info.supported[0];
+        assert!(runs(&format!("amdgcn-amd-amdhsa--{member}"), name));
+        assert!(!runs("amdgcn-amd-amdhsa--gfx600", name));
+    }
 
     #[test]
     fn target_ids_parse_and_print_canonically() {

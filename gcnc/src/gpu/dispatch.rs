@@ -8,7 +8,7 @@ use std::mem::offset_of;
 use std::ptr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use isa::processor::{FeatureSetting, TargetId};
+use isa::processor::{isa_runs_target, TargetId};
 
 use super::ffi::*;
 use super::{library_name, GpuError};
@@ -59,30 +59,6 @@ pub fn run(launch: &GpuLaunch, params: &mut [ParamValue]) -> Result<(), GpuError
     // SAFETY: hsa_init succeeded, and every resource is released.
     let shut_down = check(&api, "hsa_shut_down", unsafe { (api.hsa_shut_down)() });
     result.and(released).and(shut_down)
-}
-
-/// Whether a GPU agent whose ISA is named `isa_name` (as `hsa_isa_get_info_alt` gives it,
-/// e.g. `amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`) runs code for `target`: the processor
-/// is the target's, or one its generic processor supports; and each feature the target sets
-/// (`+` or `-`) is set the same way in the ISA name (a feature the target leaves as "any"
-/// runs either way).
-pub fn isa_runs_target(isa_name: &str, target: &TargetId) -> bool {
-    let id = isa_name.rsplit_once("--").map_or(isa_name, |(_, id)| id);
-    let mut parts = id.split(':');
-    let processor = parts.next().unwrap_or_default();
-    let features: Vec<&str> = parts.collect();
-    let code = target.processor;
-    let processor_fits =
-        code.name == processor || code.generic.as_ref().is_some_and(|g| g.supported.contains(&processor));
-    let fits = |setting: FeatureSetting, name: &str| {
-        let agent = features.iter().find_map(|f| f.strip_prefix(name));
-        match setting {
-            FeatureSetting::Any => true,
-            FeatureSetting::On => agent == Some("+"),
-            FeatureSetting::Off => agent == Some("-"),
-        }
-    };
-    processor_fits && fits(target.sramecc, "sramecc") && fits(target.xnack, "xnack")
 }
 
 /// `hsa_status_string`'s text for `status`.
@@ -523,35 +499,4 @@ struct KernelSymbol {
     group_size: u32,
     /// Private bytes per work-item.
     private_size: u32,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn runs(isa: &str, target: &str) -> bool {
-        isa_runs_target(isa, &TargetId::parse(target).unwrap())
-    }
-
-    #[test]
-    fn isa_names_match_target_ids() {
-        assert!(runs("amdgcn-amd-amdhsa--gfx1100", "gfx1100"));
-        assert!(!runs("amdgcn-amd-amdhsa--gfx1101", "gfx1100"));
-        assert!(!runs("amdgcn-amd-amdhsa--gfx11000", "gfx1100"));
-        // "Any" runs on either setting; a set feature needs the same setting.
-        assert!(runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a"));
-        assert!(runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a:xnack-"));
-        assert!(!runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a:xnack+"));
-        assert!(!runs("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "gfx90a:sramecc-"));
-        assert!(!runs("amdgcn-amd-amdhsa--gfx90a", "gfx90a:sramecc+"));
-    }
-
-    #[test]
-    fn generic_targets_run_on_the_processors_they_list() {
-        let generic = isa::processor::PROCESSORS.iter().find_map(|p| p.generic.as_ref().map(|g| (p.name, g)));
-        let (name, info) = generic.expect("the processor table has a generic processor");
-        let member = info.supported[0];
-        assert!(runs(&format!("amdgcn-amd-amdhsa--{member}"), name));
-        assert!(!runs("amdgcn-amd-amdhsa--gfx600", name));
-    }
 }

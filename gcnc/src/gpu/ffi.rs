@@ -14,6 +14,7 @@
 //! no link-time dependency on the runtime.
 
 use std::ffi::{c_char, c_void, OsStr};
+#[cfg(test)]
 use std::mem::{align_of, offset_of, size_of};
 
 #[cfg(feature = "gpu")]
@@ -21,6 +22,7 @@ use libloading::Library;
 
 use super::GpuError;
 
+#[cfg(test)]
 /// One fact of these declarations that C can check: a C expression over `hsa.h` and the value
 /// the Rust declaration gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,16 +33,19 @@ pub struct LayoutFact {
     pub rust_value: u64,
 }
 
+#[cfg(test)]
 fn fact(c_expr: String, rust_value: usize) -> LayoutFact {
     LayoutFact { c_expr, rust_value: rust_value as u64 }
 }
 
 /// The C spelling of a type that crosses the boundary, for the entry-point type checks.
+#[cfg(test)]
 pub trait CType {
     /// The type as a C type name (an abstract declarator for function pointers).
     fn c_type() -> String;
 }
 
+#[cfg(test)]
 macro_rules! c_scalars {
     ($($ty:ty => $c:literal),* $(,)?) => {
         $(impl CType for $ty {
@@ -51,15 +56,18 @@ macro_rules! c_scalars {
     };
 }
 
+#[cfg(test)]
 c_scalars!(() => "void", c_void => "void", c_char => "char", bool => "bool", u16 => "uint16_t", u32 => "uint32_t",
     u64 => "uint64_t", i64 => "int64_t", usize => "size_t");
 
+#[cfg(test)]
 impl<T: CType> CType for *mut T {
     fn c_type() -> String {
         format!("{}*", T::c_type())
     }
 }
 
+#[cfg(test)]
 impl<T: CType> CType for *const T {
     fn c_type() -> String {
         format!("{} const*", T::c_type())
@@ -67,12 +75,14 @@ impl<T: CType> CType for *const T {
 }
 
 /// A nullable callback is the function pointer itself in C.
+#[cfg(test)]
 impl<F: CType> CType for Option<F> {
     fn c_type() -> String {
         F::c_type()
     }
 }
 
+#[cfg(test)]
 macro_rules! c_function_pointers {
     ($(($($param:ident),*))*) => {
         $(impl<R: CType, $($param: CType),*> CType for unsafe extern "C" fn($($param),*) -> R {
@@ -85,6 +95,7 @@ macro_rules! c_function_pointers {
     };
 }
 
+#[cfg(test)]
 c_function_pointers!(()(A)(A, B)(A, B, C)(A, B, C, D)(A, B, C, D, E)(A, B, C, D, E, F)(A, B, C, D, E, F, G)(
     A, B, C, D, E, F, G, H
 ));
@@ -101,6 +112,7 @@ macro_rules! hsa_structs {
                 $($(#[$fmeta])* pub $field: $ty,)*
             }
 
+            #[cfg(test)]
             impl CType for $name {
                 fn c_type() -> String {
                     $c.to_string()
@@ -108,6 +120,7 @@ macro_rules! hsa_structs {
             }
         )*
 
+        #[cfg(test)]
         fn struct_facts(out: &mut Vec<LayoutFact>) {
             $(
                 out.push(fact(format!("sizeof({})", $c), size_of::<$name>()));
@@ -127,6 +140,7 @@ macro_rules! hsa_types {
     ($($(#[$meta:meta])* type $name:ident = $ty:ty => $c:literal;)*) => {
         $($(#[$meta])* pub type $name = $ty;)*
 
+        #[cfg(test)]
         fn type_facts(out: &mut Vec<LayoutFact>) {
             $(
                 out.push(fact(format!("sizeof({})", $c), size_of::<$ty>()));
@@ -141,6 +155,7 @@ macro_rules! hsa_constants {
     ($($(#[$meta:meta])* $name:ident: $ty:ty = $value:expr;)*) => {
         $($(#[$meta])* pub const $name: $ty = $value;)*
 
+        #[cfg(test)]
         fn constant_facts(out: &mut Vec<LayoutFact>) {
             $(out.push(fact(stringify!($name).to_string(), $name as usize));)*
         }
@@ -193,7 +208,7 @@ macro_rules! hsa_api {
                 let library = unsafe { Library::new(path) }
                     .map_err(|e| GpuError::NoRuntime { library: library_name(), reason: loader_message(&e) })?;
                 $(
-                    // SAFETY: the type is the prototype in hsa.h (checked by gcnc/tests/gpu_hsa.rs).
+                    // SAFETY: the type is the prototype in hsa.h (checked by this module's test).
                     let $name = *unsafe {
                         library.get::<unsafe extern "C" fn($($arg: $ty),*) -> $ret>(stringify!($name).as_bytes())
                     }
@@ -207,6 +222,7 @@ macro_rules! hsa_api {
             }
         }
 
+        #[cfg(test)]
         fn function_facts(out: &mut Vec<LayoutFact>) {
             $(out.push(LayoutFact {
                 c_expr: format!(
@@ -498,11 +514,39 @@ hsa_api! {
 
 /// Every checkable fact of these declarations: struct sizes, alignments and field offsets,
 /// C type sizes and signedness, constant values, and entry-point types.
-pub fn layout_facts() -> Vec<LayoutFact> {
+#[cfg(test)]
+fn layout_facts() -> Vec<LayoutFact> {
     let mut facts = Vec::new();
     struct_facts(&mut facts);
     type_facts(&mut facts);
     constant_facts(&mut facts);
     function_facts(&mut facts);
     facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_match_hsa_h() {
+        let facts = layout_facts();
+        // Negative control: a prototype that is not hsa_memory_free's must compare as 0, so
+        // the entry-point checks can fail.
+        let control = "__builtin_types_compatible_p(__typeof__(&hsa_memory_free), hsa_status_t (*)(int))";
+        let exprs: Vec<String> = facts.iter().map(|f| f.c_expr.clone()).chain([control.to_string()]).collect();
+        let values = gcnc_hsa::hsa_h::evaluate(&exprs).unwrap_or_else(|e| panic!("{e}"));
+        let wrong: Vec<String> = facts
+            .iter()
+            .zip(&values)
+            .filter(|(f, &c)| f.rust_value != c)
+            .map(|(f, c)| format!("{}: Rust says {}, hsa.h says {c}", f.c_expr, f.rust_value))
+            .collect();
+        assert!(wrong.is_empty(), "declarations that differ from hsa.h:\n{}", wrong.join("\n"));
+        assert_eq!(values[facts.len()], 0, "the negative control must not be compatible");
+        // Every kind of fact is there (the table is generated, so each declaration has its facts).
+        for kind in ["sizeof(", "_Alignof(", "offsetof(", "__builtin_types_compatible_p(", "HSA_"] {
+            assert!(facts.iter().any(|f| f.c_expr.starts_with(kind)), "no {kind} fact");
+        }
+    }
 }

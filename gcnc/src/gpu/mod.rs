@@ -1,6 +1,8 @@
 //! `--device gpu`: runs a kernel on a real GPU through the HSA runtime. The runtime,
-//! `libhsa-runtime64.so.1`, is opened at run time ([`ffi::Api::load`]), so gcnc builds and
-//! runs without it; the environment variable `GCNC_HSA_LIBRARY` names another file.
+//! `libhsa-runtime64.so.1`, is opened at run time (the private module `ffi` declares and
+//! loads its entry points), so gcnc builds and runs without it; the environment variable
+//! `GCNC_HSA_LIBRARY` names another file, such as gcnc-hsa's software agent
+//! (`libgcnc_hsa.so`), which runs the same flow on the emulator.
 //!
 //! The flow ([`run`], in `dispatch.rs`) is the HSA API's own: `hsa_init`; find a GPU agent
 //! whose ISA runs the code object's target; its kernarg region and a region for buffers
@@ -16,16 +18,16 @@
 //! driver) or no GPU agent, the error says `no GPU: ...` ([`GpuError::is_no_gpu`]).
 
 mod dispatch;
-// The raw HSA runtime declarations, public for the tests that compare them with `hsa.h`: not
-// part of the embedding API ([`run`] is).
-#[doc(hidden)]
-pub mod ffi;
+mod ffi;
 
 use std::ffi::OsString;
 
 use thiserror::Error;
 
-pub use dispatch::{isa_runs_target, run, GpuLaunch};
+pub use dispatch::{run, GpuLaunch};
+/// Whether an agent's ISA runs a target (its home is `isa`, where gcnc-hsa's loader reads it
+/// too).
+pub use isa::processor::isa_runs_target;
 
 /// The library opened when `GCNC_HSA_LIBRARY` is not set.
 pub const DEFAULT_LIBRARY: &str = "libhsa-runtime64.so.1";

@@ -151,7 +151,8 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32
         ((hsa_kernel_dispatch_packet_t *)the_queue->base_address)[i].header = HSA_PACKET_TYPE_INVALID;
     the_queue->doorbell_signal.handle = DOORBELL;
     *queue = the_queue;
-    logf_("queue_create size=%u type=%u private=%u group=%u", size, type, private_segment_size, group_segment_size);
+    logf_("queue_create size=%u type=%u single=%u private=%u group=%u", size, type, HSA_QUEUE_TYPE_SINGLE,
+          private_segment_size, group_segment_size);
     return HSA_STATUS_SUCCESS;
 }
 
@@ -199,9 +200,14 @@ void hsa_signal_store_screlease(hsa_signal_t signal, hsa_signal_value_t value) {
     char hex[2 * 4096 + 1] = "";
     for (size_t i = 0; i < kernarg_size && i < 4096; i++)
         sprintf(hex + 2 * i, "%02x", ((unsigned char *)p->kernarg_address)[i]);
-    logf_("dispatch index=%lld header=%u setup=%u workgroup=%u,%u,%u grid=%u,%u,%u reserved=%u,%llu "
-          "private=%u group=%u kernel_object=%#llx kernarg=%s",
-          (long long)value, word & 0xffff, word >> 16, p->workgroup_size_x, p->workgroup_size_y,
+    /* What hsa.h says a 1-D dispatch with system-scope fences has, for the test to compare. */
+    unsigned system_header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                             (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                             (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    unsigned setup_1d = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+    logf_("dispatch index=%lld header=%u system_header=%u setup=%u setup_1d=%u workgroup=%u,%u,%u grid=%u,%u,%u "
+          "reserved=%u,%llu private=%u group=%u kernel_object=%#llx kernarg=%s",
+          (long long)value, word & 0xffff, system_header, word >> 16, setup_1d, p->workgroup_size_x, p->workgroup_size_y,
           p->workgroup_size_z, p->grid_size_x, p->grid_size_y, p->grid_size_z, p->reserved0,
           (unsigned long long)p->reserved2, p->private_segment_size, p->group_segment_size,
           (unsigned long long)p->kernel_object, hex);

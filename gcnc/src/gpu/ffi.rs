@@ -380,7 +380,7 @@ hsa_constants! {
     HSA_AGENT_INFO_QUEUE_MIN_SIZE: AgentInfo = 13;
     /// `hsa_agent_info_t`: the device type (`hsa_device_type_t`).
     HSA_AGENT_INFO_DEVICE: AgentInfo = 17;
-    /// `hsa_isa_info_t`: the length of the ISA name, with its NUL (`uint32_t`).
+    /// `hsa_isa_info_t`: the length of the ISA name, its NUL excluded (`uint32_t`, as `hsa.h` says).
     HSA_ISA_INFO_NAME_LENGTH: IsaInfo = 0;
     /// `hsa_isa_info_t`: the ISA name, e.g. `amdgcn-amd-amdhsa--gfx1100`.
     HSA_ISA_INFO_NAME: IsaInfo = 1;

@@ -24,12 +24,20 @@ pub struct Dynamic {
     pub work_items: u64,
     /// Every buffer parameter's bytes after the run, in parameter order (empty for scalars).
     pub buffers: Vec<Vec<u8>>,
+    /// Seconds the emulator took to run it (the dispatch alone).
+    pub seconds: f64,
 }
 
 impl Dynamic {
     /// Wave-instructions × wave size ÷ work-items.
     pub fn per_work_item(&self) -> f64 {
         self.wave_instructions as f64 * f64::from(self.wave_size) / self.work_items.max(1) as f64
+    }
+
+    /// Lane-instructions: wave-instructions × wave size, the lanes the emulator ran
+    /// instructions for (idle lanes of divergent code included, as on the hardware).
+    pub fn lane_instructions(&self) -> f64 {
+        self.wave_instructions as f64 * f64::from(self.wave_size)
     }
 }
 
@@ -59,9 +67,17 @@ pub fn run(bytes: &[u8], name: &str, launch: &LaunchSpec, scalars: &[Option<Scal
     }
     let emu_launch = emu::Launch { grid: launch.grid, block: launch.block, dyn_shared_bytes: 0 };
     let options = emu::Options { wave_size: Some(wave_size), ..emu::Options::default() };
+    let start = std::time::Instant::now();
     let stats = emulate(&program, name, &emu_launch, &options, &mut params)
         .map_err(|e| anyhow!("{e}"))
         .context("on the emulator")?;
+    let seconds = start.elapsed().as_secs_f64();
     let buffers = params.into_iter().map(ParamValue::into_buffer).collect();
-    Ok(Dynamic { wave_instructions: stats.wave_instructions, wave_size, work_items: launch.work_items(), buffers })
+    Ok(Dynamic {
+        wave_instructions: stats.wave_instructions,
+        wave_size,
+        work_items: launch.work_items(),
+        buffers,
+        seconds,
+    })
 }

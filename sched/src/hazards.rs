@@ -324,24 +324,27 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardSta
         func.blocks.iter().map(|b| b.insts.iter().map(|i| i.opcode.is_pseudo()).collect()).collect();
     // The tails with back edges taken as the worst case, then recomputed from the tails the
     // previous round found at the loops' ends until nothing changes (a loop's own hazards
-    // are then resolved from what its end really leaves, as across forward edges).
+    // are then resolved from what its end really leaves, as across forward edges). Each
+    // round records what it found each instruction needs: the round that reaches the fixpoint
+    // is the walk from it, so its needs stand. A function without back edges is done in one
+    // walk, which consults no tails of later blocks.
+    let mut needs: Vec<Vec<u32>> = func.blocks.iter().map(|b| vec![0; b.insts.len()]).collect();
+    let loops = func.blocks.iter().enumerate().any(|(b, block)| block.linear_preds.iter().any(|&p| p as usize >= b));
     let mut known: Option<Tails> = None;
-    let mut converged = false;
-    for _ in 0..MAX_ROUNDS {
-        let tails = walk(func, &foots, &pseudo, known.as_ref(), store_data_wait_states, &mut |_, _, _| {});
+    let mut converged = !loops;
+    let mut record = |b: usize, i: usize, need: u32| needs[b][i] = need;
+    for _ in 0..if loops { MAX_ROUNDS } else { 1 } {
+        let tails = walk(func, &foots, &pseudo, known.as_ref(), store_data_wait_states, &mut record);
         if known.as_ref() == Some(&tails) {
             converged = true;
             break;
         }
         known = Some(tails);
     }
-    // With a fixpoint, the back edges' histories are what the walk from them gives; without
-    // one, the loop headers start from the worst case.
-    let back = if converged { known.as_ref() } else { None };
-    let mut needs: Vec<Vec<u32>> = func.blocks.iter().map(|b| vec![0; b.insts.len()]).collect();
-    walk(func, &foots, &pseudo, back, store_data_wait_states, &mut |b, i, need| {
-        needs[b][i] = need;
-    });
+    // Without a fixpoint, the loop headers start from the worst case.
+    if !converged {
+        walk(func, &foots, &pseudo, None, store_data_wait_states, &mut record);
+    }
     let mut stats = HazardStats::default();
     for (block, needs) in func.blocks.iter_mut().zip(needs) {
         let mut out = Vec::with_capacity(block.insts.len());

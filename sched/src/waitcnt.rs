@@ -254,7 +254,10 @@ fn wait_insts(need: [Option<u8>; 3], family: Family) -> Vec<Inst> {
 }
 
 /// Inserts the waits `func` needs. Blocks are in linear order; their linear predecessors give
-/// the joins. Runs to a fixpoint over loops, then rewrites each block once.
+/// the joins. Sweeps the blocks in order until the entry states of the loop headers stop
+/// changing (a forward edge's target is reached later in the same sweep, so only a back edge
+/// asks for another), recording the waits each sweep finds: the last sweep's are the
+/// fixpoint's, and each block with some is rebuilt once.
 pub fn insert_waits(func: &mut Function) -> WaitStats {
     let family = func.family;
     let n = func.blocks.len();
@@ -263,55 +266,45 @@ pub fn insert_waits(func: &mut Function) -> WaitStats {
         return WaitStats::default();
     }
     entry[0] = Some(Entry::default());
-    // Iterate the block-level transfer until the entry states stop changing.
+    // For each block, the instructions that need waits and the counts they wait for.
+    let mut waits: Vec<Vec<(usize, [Option<u8>; 3])>> = vec![Vec::new(); n];
     let mut changed = true;
     let mut state = State::new();
     let mut scratch = Vec::new();
     while changed {
         changed = false;
         for b in 0..n {
+            waits[b].clear();
             let Some(start) = &entry[b] else { continue };
             state.load(start);
-            for inst in &func.blocks[b].insts {
+            for (i, inst) in func.blocks[b].insts.iter().enumerate() {
                 let need = needed(&state, inst);
                 for (c, n) in need.iter().enumerate() {
                     if let Some(n) = *n {
                         state.wait(c, n);
                     }
                 }
+                if need.iter().any(Option::is_some) {
+                    waits[b].push((i, need));
+                }
                 apply(&mut state, inst, family);
             }
             for &s in &func.blocks[b].linear_succs {
                 let slot = &mut entry[s as usize];
-                changed |= slot.is_none();
-                changed |= state.merge_into(slot.get_or_insert_with(Entry::default), &mut scratch);
+                let grew = slot.is_none();
+                let merged = state.merge_into(slot.get_or_insert_with(Entry::default), &mut scratch);
+                changed |= s as usize <= b && (grew || merged);
             }
         }
     }
     let mut stats = WaitStats::default();
-    for (b, block) in func.blocks.iter_mut().enumerate() {
-        let Some(start) = &entry[b] else { continue };
-        state.load(start);
-        // The waits and where they go; the block is rebuilt only if it has some.
-        let mut waits: Vec<(usize, Vec<Inst>)> = Vec::new();
-        for (i, inst) in block.insts.iter().enumerate() {
-            let need = needed(&state, inst);
-            for (c, n) in need.iter().enumerate() {
-                if let Some(n) = *n {
-                    state.wait(c, n);
-                }
-            }
-            let here = wait_insts(need, family);
-            if !here.is_empty() {
-                stats.waits += here.len() as u32;
-                waits.push((i, here));
-            }
-            apply(&mut state, inst, family);
-        }
+    for (block, waits) in func.blocks.iter_mut().zip(waits) {
         if waits.is_empty() {
             continue;
         }
+        let waits: Vec<(usize, Vec<Inst>)> = waits.into_iter().map(|(i, need)| (i, wait_insts(need, family))).collect();
         let added: usize = waits.iter().map(|(_, w)| w.len()).sum();
+        stats.waits += added as u32;
         let mut out = Vec::with_capacity(block.insts.len() + added);
         let mut waits = waits.into_iter().peekable();
         for (i, inst) in block.insts.drain(..).enumerate() {

@@ -382,7 +382,10 @@ pub fn insert_delay_alu(func: &mut Function) -> DelayStats {
     let n = func.blocks.len();
     // Exit states to a fixed point: blocks in linear order, revisited while a loop's back edge
     // changes a header's entry state. States only grow toward the worst case and shrink with
-    // distance, so this settles in a few rounds.
+    // distance, so this settles in a few rounds. Without back edges, each block's entry is
+    // final when its turn comes, and the pass that inserts the delays is the only one (what a
+    // block leaves does not depend on whether its delays are being placed).
+    let loops = func.blocks.iter().enumerate().any(|(b, block)| block.linear_preds.iter().any(|&p| p as usize >= b));
     let mut exits: Vec<State> = vec![State::default(); n];
     let mut scratch = DelayStats::default();
     let entry_state = |exits: &[State], b: usize, blocks: &[isa::mir::Block]| {
@@ -394,7 +397,7 @@ pub fn insert_delay_alu(func: &mut Function) -> DelayStats {
     };
     // A block is run again only when a predecessor's exit state changed.
     let mut dirty = vec![true; n];
-    let mut changed = true;
+    let mut changed = loops;
     while changed {
         changed = false;
         for b in 0..n {
@@ -419,6 +422,9 @@ pub fn insert_delay_alu(func: &mut Function) -> DelayStats {
         let mut insts = std::mem::take(&mut func.blocks[b].insts);
         run_block(&mut insts, family, &mut state, true, &mut stats);
         func.blocks[b].insts = insts;
+        if !loops {
+            exits[b] = state;
+        }
     }
     stats
 }

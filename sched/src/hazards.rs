@@ -524,26 +524,40 @@ fn resolve_gfx11(func: &mut Function) -> HazardStats {
     let family = func.family;
     let wave64 = func.wave_size == 64;
     let mut stats = HazardStats::default();
-    // Every SGPR some VALU reads as a lane mask.
-    let masks: Vec<Run> = func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| footprint(i, family).masks).collect();
-    for block in &mut func.blocks {
-        let mut out = Vec::with_capacity(block.insts.len());
-        for inst in block.insts.drain(..) {
-            let foot = footprint(&inst, family);
-            out.push(inst);
-            let mut imm = 0xffffu16;
-            if foot.trans {
+    // Every SGPR some VALU reads as a lane mask (only wave64's SALU writes to them matter).
+    let masks: Vec<Run> = match wave64 {
+        true => func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| footprint(i, family).masks).collect(),
+        false => Vec::new(),
+    };
+    // The `s_waitcnt_depctr` immediate an instruction needs after it, if any.
+    let after = |inst: &Inst| {
+        let foot = footprint(inst, family);
+        let mut imm = 0xffffu16;
+        if foot.trans {
+            imm &= DEPCTR_VA_VDST0;
+        }
+        if wave64 && foot.salu {
+            if foot.defs.iter().any(|d| d.overlaps(Run { start: PhysReg::EXEC.0, n: 2 })) {
                 imm &= DEPCTR_VA_VDST0;
             }
-            if wave64 && foot.salu {
-                if foot.defs.iter().any(|d| d.overlaps(Run { start: PhysReg::EXEC.0, n: 2 })) {
-                    imm &= DEPCTR_VA_VDST0;
-                }
-                if foot.defs.iter().any(|d| masks.iter().any(|m| m.overlaps(*d))) {
-                    imm &= DEPCTR_SA_SDST0;
-                }
+            if foot.defs.iter().any(|d| masks.iter().any(|m| m.overlaps(*d))) {
+                imm &= DEPCTR_SA_SDST0;
             }
-            if imm != 0xffff {
+        }
+        (imm != 0xffff).then_some(imm)
+    };
+    for block in &mut func.blocks {
+        // The block is rebuilt only when something in it needs a wait.
+        let needs: Vec<(usize, u16)> =
+            block.insts.iter().enumerate().filter_map(|(i, inst)| Some((i, after(inst)?))).collect();
+        if needs.is_empty() {
+            continue;
+        }
+        let mut out = Vec::with_capacity(block.insts.len() + needs.len());
+        let mut needs = needs.into_iter().peekable();
+        for (i, inst) in block.insts.drain(..).enumerate() {
+            out.push(inst);
+            if let Some((_, imm)) = needs.next_if(|&(at, _)| at == i) {
                 out.push(depctr(imm));
                 stats.depctrs += 1;
             }

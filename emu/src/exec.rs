@@ -177,7 +177,7 @@ pub(crate) mod tests {
         lds: &mut [u8],
     ) -> Result<Flow, FaultKind> {
         let proc = Processor::find(cpu).unwrap();
-        let family = Family::of(proc.generation).unwrap();
+        let family = Family::of(proc).unwrap();
         let code = Code::from_insts(insts, family, wave.wave_size);
         let rules = Rules::new(proc, wave.wave_size, false);
         let mut device = Device::new();

@@ -32,9 +32,11 @@ pub struct MirParseError {
 /// The opcode of each assembly name in `family` (pseudo-instructions included).
 fn by_name(family: Family) -> &'static HashMap<&'static str, Opcode> {
     static G9: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
+    static G90A: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
     static G11: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
     let cell = match family {
         Family::Gfx9 => &G9,
+        Family::Gfx90a => &G90A,
         Family::Gfx11 => &G11,
     };
     cell.get_or_init(|| {

@@ -122,9 +122,11 @@ fn loc_of(kind: Kind) -> Loc {
 fn shapes(family: Family) -> &'static [Option<Shape>] {
     static S11: OnceLock<Vec<Option<Shape>>> = OnceLock::new();
     static S9: OnceLock<Vec<Option<Shape>>> = OnceLock::new();
+    static S90A: OnceLock<Vec<Option<Shape>>> = OnceLock::new();
     let cell = match family {
         Family::Gfx11 => &S11,
         Family::Gfx9 => &S9,
+        Family::Gfx90a => &S90A,
     };
     cell.get_or_init(|| {
         let mut shapes = vec![None; Opcode::ALL.len()];
@@ -272,7 +274,7 @@ mod tests {
             // GFX10+ `v_cmpx` writes EXEC only; GFX9's also writes its SGPR (or VCC) destination.
             VCmpxLtU32 | VCmpxGtU32 | VCmpxEqU32 | VCmpxNeU32 => match family {
                 Family::Gfx11 => shape(&[], &[VS1, VS1], NONE),
-                Family::Gfx9 => shape(&[MASK], &[VS1, VS1], NONE),
+                Family::Gfx9 | Family::Gfx90a => shape(&[MASK], &[VS1, VS1], NONE),
             },
 
             GlobalLoadB32 => shape(&[V1], &[V2], NONE),

@@ -420,6 +420,11 @@ pub struct Flags {
     pub even: bool,
     /// DS: two 8-bit offsets (`offset0:`, `offset1:`) instead of one 16-bit one.
     pub offset2: bool,
+    /// SCRATCH: the address is a VGPR or an SGPR, not both nor neither (gfx90a, which has no
+    /// SVS or ST mode).
+    pub oneaddr: bool,
+    /// FLAT, GLOBAL: no SCC cache-policy bit (gfx90a's float atomics).
+    pub noscc: bool,
     /// The printed width of `op_sel` when it differs from the sources plus the destination
     /// (`v_fmac_f16_e64`, whose tied third source counts).
     pub opselw: u8,
@@ -762,14 +767,17 @@ pub struct TableError {
 
 const GFX11: &str = include_str!("tables/gfx1100.txt");
 const GFX9: &str = include_str!("tables/gfx942.txt");
+const GFX90A: &str = include_str!("tables/gfx90a.txt");
 
 /// The table of `family`, parsed on first use.
 pub fn table(family: Family) -> &'static Table {
     static T11: OnceLock<Table> = OnceLock::new();
     static T9: OnceLock<Table> = OnceLock::new();
+    static T90A: OnceLock<Table> = OnceLock::new();
     let (cell, text) = match family {
         Family::Gfx11 => (&T11, GFX11),
         Family::Gfx9 => (&T9, GFX9),
+        Family::Gfx90a => (&T90A, GFX90A),
     };
     cell.get_or_init(|| parse(family, text).unwrap_or_else(|e| panic!("the built-in opcode table is broken: {e}")))
 }
@@ -889,6 +897,8 @@ fn parse_flags(toks: &[&str]) -> Result<Flags, String> {
             "nooff" => f.nooff = true,
             "even" => f.even = true,
             "offset2" => f.offset2 = true,
+            "oneaddr" => f.oneaddr = true,
+            "noscc" => f.noscc = true,
             "opselw" => f.opselw = v,
             "wmma" => f.wmma = true,
             "cpol" => f.cpol = true,

@@ -521,7 +521,7 @@ mod tests {
         scc_live: bool,
     ) -> Result<Vec<Inst>, AllocError> {
         let proc = Processor::find(name).unwrap();
-        let mut f = Function::new("k", isa::opcode::Family::of(proc.generation).unwrap(), 32);
+        let mut f = Function::new("k", isa::opcode::Family::of(proc).unwrap(), 32);
         f.blocks.push(Default::default());
         let mut copy = Inst::new(Opcode::PParallelCopy, &[], &[]);
         let class = |r: PhysReg| loc_class(loc_kind(r.0));

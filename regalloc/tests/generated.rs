@@ -18,7 +18,7 @@ const TARGETS: [(&str, u32); 3] = [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 
 fn target(seed: u64) -> (&'static Processor, u32, Family) {
     let (name, wave) = TARGETS[(seed % 3) as usize];
     let proc = Processor::find(name).unwrap();
-    (proc, wave, Family::of(proc.generation).unwrap())
+    (proc, wave, Family::of(proc).unwrap())
 }
 
 /// Whether generated function `seed` on `proc` has AGPR values: two thirds of those for a

@@ -221,7 +221,7 @@ pub struct HazardStats {
 pub fn resolve_hazards(func: &mut Function, target: &Target) -> HazardStats {
     let processor = target.processor();
     match func.family {
-        Family::Gfx9 => resolve_gfx942(func, hazard::store_data_wait_states(processor)),
+        Family::Gfx9 | Family::Gfx90a => resolve_gfx942(func, hazard::store_data_wait_states(processor)),
         Family::Gfx11 => resolve_gfx11(func),
     }
 }
@@ -261,7 +261,7 @@ impl Clause {
 /// `s_waitcnt` included, so this runs on MIR whose waits are in (after
 /// [`crate::waitcnt::insert_waits`]); an `s_nop` changes no wait. Returns the `s_nop`s added.
 pub fn break_smem_clauses(func: &mut Function, target: &Target) -> u32 {
-    if func.family != Family::Gfx9 || !hazard::smem_clauses_replay(target.processor(), target.id.xnack) {
+    if !func.family.is_gfx9() || !hazard::smem_clauses_replay(target.processor(), target.id.xnack) {
         return 0;
     }
     let family = func.family;

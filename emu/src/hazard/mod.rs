@@ -155,11 +155,7 @@ impl Footprint {
             Some(Op::SLoad { .. }) => Class::Smem,
             Some(Op::Vmem(_) | Op::CacheControl) => Class::Vmem,
             Some(Op::Ds(_)) => Class::Ds,
-            _ if inst.opcode.name(isa::opcode::Family::Gfx11).starts_with("v_")
-                || inst.opcode.name(isa::opcode::Family::Gfx9).starts_with("v_") =>
-            {
-                Class::Valu
-            }
+            _ if crate::ops::mnemonic(inst.opcode).starts_with("v_") => Class::Valu,
             _ => Class::Sopp,
         };
         let mask = |n: u8| if n == 0 { 0 } else { n };

@@ -142,7 +142,7 @@ fn emit_cache_op(ctx: &mut Ctx<'_>, opcode: Opcode, level: Level) {
 }
 
 fn tgsplit(ctx: &Ctx<'_>) -> bool {
-    ctx.family == Family::Gfx9 && ctx.target.tgsplit
+    ctx.family.is_gfx9() && ctx.target.tgsplit
 }
 
 fn wgp(ctx: &Ctx<'_>) -> bool {
@@ -234,7 +234,7 @@ pub(super) fn before_access(ctx: &mut Ctx<'_>, space: Space, access: Access, syn
         return;
     }
     let tg = tgsplit(ctx);
-    if ctx.family == Family::Gfx9 {
+    if ctx.family.is_gfx9() {
         match (space, level) {
             (Space::Lds, _) => {}
             (_, Level::Group) => emit_waits(ctx, Waits { vm: tg, lgkm: !tg, vs: false }),
@@ -298,7 +298,7 @@ pub(super) fn after_access(ctx: &mut Ctx<'_>, space: Space, access: Access, sync
         return;
     }
     let inv = !sync.av_none;
-    if ctx.family == Family::Gfx9 {
+    if ctx.family.is_gfx9() {
         let tg = tgsplit(ctx);
         match (space, level) {
             (Space::Lds, _) => emit_waits(ctx, Waits { lgkm: true, ..Waits::default() }),
@@ -395,7 +395,7 @@ impl FenceParts {
         if self.level == Level::Wave {
             return;
         }
-        if ctx.family == Family::Gfx9 {
+        if ctx.family.is_gfx9() {
             let tg = tgsplit(ctx);
             if self.level == Level::Group {
                 emit_waits(ctx, Waits { vm: tg, lgkm: !tg, vs: false });
@@ -415,7 +415,7 @@ impl FenceParts {
         if self.level == Level::Wave || !self.acquire || !self.av {
             return;
         }
-        if ctx.family == Family::Gfx9 {
+        if ctx.family.is_gfx9() {
             if self.level > Level::Group || tgsplit(ctx) {
                 emit_cache_op(ctx, Opcode::BufferInv, self.level);
             }
@@ -488,7 +488,7 @@ pub(super) fn after_plain(ctx: &mut Ctx<'_>, flags: MemFlags, is_store: bool) {
     if !flags.volatile {
         return;
     }
-    let split = ctx.family != Family::Gfx9;
+    let split = !ctx.family.is_gfx9();
     emit_waits(ctx, Waits { vm: !(split && is_store), lgkm: false, vs: split && is_store });
 }
 
@@ -501,14 +501,14 @@ const VS: u8 = 4;
 /// left out: gcnc's scalar loads read constant memory, which no wave writes during the
 /// dispatch, so they need no ordering with other waves' accesses.
 fn events(inst: &mir::Inst, family: Family) -> u8 {
-    let split_stores = family != Family::Gfx9;
+    let split_stores = !family.is_gfx9();
     let vector = if inst.defs.is_empty() && split_stores { VS } else { VM };
     match inst.opcode.format(family) {
         Format::Ds => LGKM,
         Format::Global | Format::Scratch => vector,
         Format::Flat => vector | LGKM,
         // gfx942's `buffer_wbl2` and `buffer_inv` count on vmcnt.
-        Format::Mubuf if family == Family::Gfx9 => VM,
+        Format::Mubuf if family.is_gfx9() => VM,
         _ => 0,
     }
 }

@@ -100,7 +100,7 @@ pub struct Selected {
 
 /// Selects `kernel` of `module` for `target`.
 pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Selected, IselError> {
-    let family_of = Family::of(target.generation());
+    let family_of = Family::of(target.processor());
     let expanded = family_of.and_then(|family| atomic_expand::expand(module, kernel, family));
     let module = expanded.as_ref().unwrap_or(module);
     let func = &module.functions[kernel];
@@ -115,7 +115,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
             verified: Processor::verified_names(),
         });
     }
-    let family = Family::of(target.generation()).ok_or_else(|| target_error("the generation has no encodings yet"))?;
+    let family = Family::of(target.processor()).ok_or_else(|| target_error("the generation has no encodings yet"))?;
     match target.wave_size {
         64 => {}
         32 if target.processor().wave32 => {}

@@ -702,9 +702,12 @@ pub const SRC_VGPR0: u32 = 256;
 /// GFX9 has M0 at 124 and no NULL register, and its SGPRs end at s101.
 pub fn sreg_field(reg: PhysReg, family: Family) -> Option<u32> {
     match reg {
-        // gfx942's s102-s105 are FLAT_SCRATCH and XNACK_MASK, which gcnc does not name.
+        // GFX9's fields 104-105 are XNACK_MASK, which gcnc does not name; 102-103 are
+        // FLAT_SCRATCH (GFX11's s102-s103).
         r if r.is_plain_sgpr() && family.is_gfx9() && r.0 > 101 => None,
         r if r.is_plain_sgpr() => Some(r.0 as u32),
+        PhysReg::FLAT_SCRATCH_LO if family.is_gfx9() => Some(102),
+        PhysReg::FLAT_SCRATCH_HI if family.is_gfx9() => Some(103),
         PhysReg::VCC | PhysReg::VCC_HI | PhysReg::EXEC | PhysReg::EXEC_HI => Some(reg.0 as u32),
         PhysReg::M0 => Some(match family {
             Family::Gfx11 => 125,
@@ -729,6 +732,8 @@ pub fn aperture_field(reg: PhysReg) -> Option<u32> {
 pub fn field_sreg(value: u32, family: Family) -> Option<PhysReg> {
     match (value, family) {
         (0..=101, _) | (102..=105, Family::Gfx11) => Some(PhysReg::sgpr(value as u16)),
+        (102, Family::Gfx9 | Family::Gfx90a) => Some(PhysReg::FLAT_SCRATCH_LO),
+        (103, Family::Gfx9 | Family::Gfx90a) => Some(PhysReg::FLAT_SCRATCH_HI),
         (106 | 107 | 126 | 127, _) => Some(PhysReg(value as u16)),
         (124, Family::Gfx11) => Some(PhysReg::NULL),
         (125, Family::Gfx11) | (124, Family::Gfx9 | Family::Gfx90a) => Some(PhysReg::M0),

@@ -64,7 +64,8 @@ pub struct Allocation {
 
 impl Allocation {
     /// The registers `func` uses, read from its operands and results (the kernel's inputs
-    /// included, since the hardware writes them).
+    /// included, since the hardware writes them), and on gfx90a the VGPR after a 64-bit
+    /// shift's amount at the end of an 8-VGPR block (`isa::hazard::shift64_vgprs_needed`).
     pub fn measure(func: &Function) -> Allocation {
         let mut alloc = Allocation::default();
         for inst in func.blocks.iter().flat_map(|b| b.insts.iter()) {
@@ -79,6 +80,10 @@ impl Allocation {
                     RegType::Sgpr => {}
                 }
                 alloc.uses_vcc |= reg == PhysReg::VCC || reg == PhysReg::VCC_HI;
+            }
+            // gfx90a's 64-bit shifts read past an amount at the end of an 8-VGPR block.
+            if let Some(needed) = isa::hazard::shift64_vgprs_needed(inst, func.family) {
+                alloc.vgprs = alloc.vgprs.max(needed);
             }
         }
         alloc

@@ -1,4 +1,4 @@
-//! The hazards of gfx942 (GFX9 with the gfx940 instructions), in wait states: LLVM's
+//! The hazards of gfx942 and gfx90a (GFX9 with the gfx90a instructions), in wait states: LLVM's
 //! `checkVALUHazards`, `checkDPPHazards`, `checkDivFMasHazards`, `checkRWLaneHazards` and
 //! `checkSMRDHazards` as they apply to this processor.
 //!
@@ -16,6 +16,9 @@
 //!   included) that a VALU wrote needs 2 wait states; `v_readlane`/`v_readfirstlane` reading a
 //!   VGPR a VALU wrote, 1; `v_readlane`/`v_readfirstlane`/`v_writelane` after a VALU wrote
 //!   EXEC, 4.
+//! - *64-bit shift amount* (gfx90a): `v_lshlrev_b64`, `v_lshrrev_b64` and `v_ashrrev_i64`
+//!   with the amount in the last VGPR of an 8-register block need the wave to have the VGPR
+//!   after it (`isa::hazard::shift64_vgprs_needed`).
 //! - *SMEM soft clause* (XNACK may be on): a run of scalar loads may replay, so no load of the
 //!   run may write a register that a load of the run reads; a non-SMEM instruction ends the
 //!   run.
@@ -28,9 +31,18 @@ use isa::hazard::{DPP_EXEC_WAIT_STATES, DPP_VGPR_WAIT_STATES};
 use isa::reg::PhysReg;
 use smallvec::SmallVec;
 
-/// Checks the gfx942 hazards of executing `d` after the wave's recent instructions.
-pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded) -> Result<(), String> {
+/// Checks the gfx942 and gfx90a hazards of executing `d` after the wave's recent instructions
+/// on a wave with `vgprs` VGPRs.
+pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded, vgprs: u32) -> Result<(), String> {
     let fp = &d.fp;
+    if let Some(needed) = fp.shift64_vgprs.filter(|&n| u32::from(n) > vgprs) {
+        return Err(format!(
+            "the 64-bit shift amount v{} is the last VGPR of its block and v{} is not allocated (the wave has \
+             {vgprs} VGPRs; gfx90a's shift64 bug)",
+            needed - 2,
+            needed - 1
+        ));
+    }
     if fp.class == Class::Smem && rules.xnack {
         soft_clause(st, code, d)?;
     }

@@ -655,6 +655,7 @@ fn run_pipeline(
     enable_inputs(&mut descriptor, proc, &inputs, target.wave_size);
     // With the AGPRs, so ACCUM_OFFSET, the unified VGPR count and `.agpr_count` follow them.
     let mut regs: RegisterUse = alloc.register_use(target.wave_size);
+    regs.xnack_mask = runtime_abi::descriptor::reserves_xnack_mask(&target.id);
     // The SGPR pair of long branches, above the allocated ones.
     regs.sgprs = regs.sgprs.max(assembled.next_free_sgpr);
     set_register_counts(&mut descriptor, proc, &regs);

@@ -63,7 +63,7 @@ impl RegisterDemand {
     /// The waves per SIMD a kernel needing exactly this many registers could reach (VCC
     /// assumed used, as nearly every kernel does).
     pub fn occupancy(&self, proc: &Processor, wave_size: u32) -> Occupancy {
-        let regs = RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: true, wave_size };
+        let regs = RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: true, xnack_mask: true, wave_size };
         occupancy(proc, &regs)
     }
 }

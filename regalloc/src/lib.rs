@@ -91,7 +91,7 @@ impl Allocation {
 
     /// The registers used, as the kernel descriptor and the metadata take them.
     pub fn register_use(&self, wave_size: u32) -> RegisterUse {
-        RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: self.uses_vcc, wave_size }
+        RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: self.uses_vcc, xnack_mask: true, wave_size }
     }
 
     /// The waves per SIMD this allocation allows on `proc` in waves of `wave_size` (on

@@ -148,7 +148,7 @@ mod tests {
 
     /// The registers a kernel uses, VCC included.
     fn uses(wave_size: u32, sgprs: u16, vgprs: u16, agprs: u16) -> RegisterUse {
-        RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, wave_size }
+        RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, xnack_mask: true, wave_size }
     }
 
     #[test]
@@ -210,7 +210,7 @@ mod tests {
                 for vgprs in (1..=p.vgprs).step_by(3) {
                     for (sgprs, agprs) in [(8, 0), (37, 0), (81, 5), (90, 0), (95, 64), (p.sgprs, 0)] {
                         let agprs = agprs.min(p.agprs);
-                        let regs = RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, wave_size };
+                        let regs = RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, xnack_mask: true, wave_size };
                         let from_desc = descriptor_occupancy(&descriptor(p, &regs), p, wave_size);
                         let want = occupancy(p, &regs);
                         assert_eq!(

@@ -242,7 +242,7 @@ pub fn tuple_problem(reg: PhysReg, size: u8) -> Option<&'static str> {
             }
         }
         RegType::Sgpr => match reg {
-            PhysReg::VCC | PhysReg::EXEC | PhysReg::NULL if size <= 2 => None,
+            PhysReg::VCC | PhysReg::EXEC | PhysReg::NULL | PhysReg::FLAT_SCRATCH_LO if size <= 2 => None,
             r if crate::encoding::aperture_field(r).is_some() && size <= 2 => None,
             _ if size <= 1 => None,
             _ => Some("this special register is not that wide"),

@@ -1283,3 +1283,38 @@ fn constants_of_64_bit_operands_match_llvm_mc() {
         assert_eq!(print_inst(&inst, cfg.family, cfg.wave), *text, "{line}");
     }
 }
+
+/// GFX9's FLAT_SCRATCH pair (operand fields 102 and 103), which the entry of a gfx90a kernel
+/// with a private segment writes: printed, encoded and decoded as llvm-mc-19 does on gfx90a
+/// and gfx942, while GFX11's fields 102 and 103 stay s102 and s103.
+#[test]
+fn flat_scratch_operands_match_llvm_mc() {
+    if !llvm_mc_available() {
+        println!("SKIPPED: llvm-mc-19 is not on PATH; FLAT_SCRATCH was not checked");
+        return;
+    }
+    let s = |n: u16, rc: RegClass| Operand::phys(PhysReg::sgpr(n), rc);
+    let (lo, hi) = (PhysReg::FLAT_SCRATCH_LO, PhysReg::FLAT_SCRATCH_HI);
+    let insts = [
+        Inst::new(Opcode::SAddU32, &[Def::phys(lo, RegClass::S1)], &[s(2, RegClass::S1), s(5, RegClass::S1)]),
+        Inst::new(Opcode::SAddcU32, &[Def::phys(hi, RegClass::S1)], &[s(3, RegClass::S1), Operand::constant(0)]),
+        Inst::new(Opcode::SMovB64, &[Def::phys(PhysReg::sgpr(4), RegClass::S2)], &[Operand::phys(lo, RegClass::S2)]),
+    ];
+    for cfg in CONFIGS.iter().filter(|c| c.family.is_gfx9()) {
+        let texts: Vec<String> = insts.iter().map(|i| print_inst(i, cfg.family, 64)).collect();
+        assert_eq!(texts[0], "s_add_u32 flat_scratch_lo, s2, s5", "{}", cfg.cpu);
+        let (stdout, stderr) = llvm_mc(cfg, &["--show-encoding"], texts.iter().map(|t| format!("{t}\n")).collect());
+        let theirs = encodings(&stdout);
+        assert_eq!(theirs.len(), insts.len(), "{}: {stderr}", cfg.cpu);
+        for ((inst, text), (mc_text, mc_bytes)) in insts.iter().zip(&texts).zip(&theirs) {
+            let mut bytes = Vec::new();
+            encode(inst, cfg.family, &mut bytes).unwrap();
+            assert_eq!((&bytes, text), (mc_bytes, mc_text), "{}", cfg.cpu);
+            let (back, _) = decode(&bytes, cfg.family, 64).unwrap();
+            assert_eq!(print_inst(&back, cfg.family, 64), *text, "{}", cfg.cpu);
+        }
+    }
+    // GFX11 has no FLAT_SCRATCH register: field 102 is s102.
+    let mut bytes = Vec::new();
+    encode(&insts[0], Family::Gfx11, &mut bytes).unwrap_err();
+}

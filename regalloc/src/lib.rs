@@ -91,7 +91,15 @@ impl Allocation {
 
     /// The registers used, as the kernel descriptor and the metadata take them.
     pub fn register_use(&self, wave_size: u32) -> RegisterUse {
-        RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: self.uses_vcc, xnack_mask: true, wave_size }
+        RegisterUse {
+            vgprs: self.vgprs,
+            agprs: self.agprs,
+            sgprs: self.sgprs,
+            uses_vcc: self.uses_vcc,
+            xnack_mask: true,
+            flat_scratch: false,
+            wave_size,
+        }
     }
 
     /// The waves per SIMD this allocation allows on `proc` in waves of `wave_size` (on
@@ -152,6 +160,13 @@ pub enum AllocError {
     /// A temporary is defined more than once (the MIR is not SSA).
     #[error("{0} is defined more than once")]
     DefinedTwice(Temp),
+    /// VGPRs must spill to scratch, which the kernel cannot reach: its processor has no
+    /// architected flat scratch and its entry does not set FLAT_SCRATCH up (`Spilling::scratch`).
+    #[error("@{kernel}: VGPRs spill to scratch, which the kernel does not set up")]
+    NoScratch {
+        /// The kernel.
+        kernel: String,
+    },
     /// The input asks for something the allocator does not do.
     #[error("@{kernel}, BB{block}: register allocation does not support {what}")]
     Unsupported {
@@ -216,12 +231,16 @@ pub struct Spilling {
     /// SGPRs at the top of the file kept out of allocation altogether (the emitter's long
     /// branches need a pair above every SGPR the kernel uses).
     pub reserved_sgprs: u16,
+    /// Whether VGPRs may spill to scratch: the hardware sets FLAT_SCRATCH up (architected flat
+    /// scratch), or the kernel's entry does (isel's `select_with` asked for scratch).
+    pub scratch: bool,
 }
 
 impl Spilling {
     /// Every file's size as the target, and scratch from its start.
     pub fn new(proc: &Processor) -> Spilling {
-        Spilling { target: spill::file_limits(proc), scratch_base: 0, reserved_sgprs: 0 }
+        let scratch = proc.flat_scratch == isa::processor::FlatScratch::Architected;
+        Spilling { target: spill::file_limits(proc), scratch_base: 0, reserved_sgprs: 0, scratch }
     }
 }
 
@@ -233,11 +252,13 @@ const SPILL_ROUNDS: u32 = 4;
 pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling) -> Result<Allocation, AllocError> {
     let input = func.clone();
     let files = spill::file_limits(proc);
-    let limits = files.with(0, files.sgprs.saturating_sub(spilling.reserved_sgprs));
-    let mut target = spilling.target.min(limits);
+    // One SGPR for the address of scratch spills (gfx90a) is left out too.
+    let base = u16::from(spill::needs_spill_base(func.family, spilling));
+    let limits = files.with(0, files.sgprs.saturating_sub(spilling.reserved_sgprs + base));
+    let mut target = spilling.target.with(0, spilling.target.sgprs.saturating_sub(base)).min(limits);
     let mut round = 0;
     loop {
-        match allocate_once(func, proc, limits, target, spilling.scratch_base) {
+        match allocate_once(func, proc, limits, target, spilling) {
             Err(AllocError::DemandTooHigh { file, demand, limit, .. })
                 if round < SPILL_ROUNDS && file != RegType::Agpr =>
             {
@@ -259,7 +280,7 @@ fn allocate_once(
     proc: &Processor,
     limits: RegisterDemand,
     target: RegisterDemand,
-    scratch_base: u32,
+    spilling: &Spilling,
 ) -> Result<Allocation, AllocError> {
     let live = liveness::analyze(func, proc)?;
     let spill::Spilled { live, stats: spilled, remats } = spill::spill(func, live, proc, target)?;
@@ -270,13 +291,15 @@ fn allocate_once(
         validate::validate_spilled(&before, func, proc, &remats).map_err(AllocError::Invalid)?;
     }
     let free_agpr = Allocation::measure(func).agprs;
-    let spilled = spill::lower(func, proc, free_agpr, target.agprs, scratch_base, &spilled)?;
+    let spilled = spill::lower(func, proc, free_agpr, target.agprs, spilling, &spilled)?;
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;
     alloc.spills = spilled;
+    // The SGPR that addresses scratch spills (gfx90a) sits just above the allocated ones.
+    let base = spill::needs_spill_base(func.family, spilling);
     for (file, used) in FILE_TYPES.into_iter().zip([alloc.sgprs, alloc.vgprs, alloc.agprs]) {
-        let limit = limits.of(demand::file_index(file));
+        let limit = limits.of(demand::file_index(file)) + u16::from(base && file == RegType::Sgpr);
         if used > limit {
             return Err(AllocError::DemandTooHigh { kernel: func.name.clone(), file, demand: used, limit });
         }

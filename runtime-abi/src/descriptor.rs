@@ -515,6 +515,9 @@ pub struct RegisterUse {
     /// unless the target ID says `xnack-` ([`reserves_xnack_mask`]); true is the conservative
     /// choice when the target is not known.
     pub xnack_mask: bool,
+    /// Whether the kernel sets FLAT_SCRATCH up (a private segment without architected flat
+    /// scratch: FLAT_SCRATCH_INIT enabled), so that it counts among the extra SGPRs.
+    pub flat_scratch: bool,
     /// Lanes per wave, 32 or 64.
     pub wave_size: u32,
 }
@@ -679,16 +682,40 @@ mod tests {
         for (name, wave, vgprs, sgprs, uses_vcc, vf, sf, acc) in cases {
             let p = proc(name);
             let mut desc = KernelDescriptor::new(p);
-            let regs = RegisterUse { vgprs, agprs: 0, sgprs, uses_vcc, xnack_mask: true, wave_size: wave };
+            let regs = RegisterUse {
+                vgprs,
+                agprs: 0,
+                sgprs,
+                uses_vcc,
+                xnack_mask: true,
+                flat_scratch: false,
+                wave_size: wave,
+            };
             set_register_counts(&mut desc, p, &regs);
             assert_eq!(desc.rsrc1.granulated_workitem_vgpr_count, vf, "{name} w{wave} v{vgprs}");
             assert_eq!(desc.rsrc1.granulated_wavefront_sgpr_count, sf, "{name} s{sgprs}");
             assert_eq!(desc.rsrc3.accum_offset, acc, "{name} accum");
         }
         let gfx942 = proc("gfx942");
-        let regs = RegisterUse { vgprs: 8, agprs: 0, sgprs: 8, uses_vcc: true, xnack_mask: true, wave_size: 64 };
+        let regs = RegisterUse {
+            vgprs: 8,
+            agprs: 0,
+            sgprs: 8,
+            uses_vcc: true,
+            xnack_mask: true,
+            flat_scratch: false,
+            wave_size: 64,
+        };
         assert_eq!(total_sgprs(&KernelDescriptor::new(gfx942), gfx942, &regs), 14);
-        let regs = RegisterUse { vgprs: 5, agprs: 3, sgprs: 8, uses_vcc: true, xnack_mask: true, wave_size: 64 };
+        let regs = RegisterUse {
+            vgprs: 5,
+            agprs: 3,
+            sgprs: 8,
+            uses_vcc: true,
+            xnack_mask: true,
+            flat_scratch: false,
+            wave_size: 64,
+        };
         assert_eq!(total_vgprs(gfx942, &regs), 11);
     }
 
@@ -709,6 +736,7 @@ mod tests {
             sgprs,
             uses_vcc: true,
             xnack_mask: reserves_xnack_mask(&id(target)),
+            flat_scratch: false,
             wave_size: 64,
         };
         assert_eq!(total_sgprs(&desc, gfx90a, &uses(8, "gfx90a")), 12);

@@ -55,6 +55,7 @@ fn register_use(directives: &BTreeMap<String, i64>, proc: &Processor, wave_size:
         sgprs: directives["next_free_sgpr"] as u16,
         uses_vcc: directives["reserve_vcc"] == 1,
         xnack_mask,
+        flat_scratch: directives.get("reserve_flat_scratch") == Some(&1),
         wave_size,
     };
     let flat_scratch = directives.get("reserve_flat_scratch") == Some(&1);

@@ -66,7 +66,7 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
         // Scratch for the private slots: on architected flat scratch (gfx11, gfx942) the
         // hardware sets FLAT_SCRATCH up, and ENABLE_PRIVATE_SEGMENT asks for it; otherwise
         // the entry does (flat_scratch_init).
-        private_segment: private_bytes(func) > 0,
+        private_segment: private_bytes(func) > 0 || ctx.scratch,
         workgroup_id: [false; 3],
         workgroup_info: false,
         workitem_id_dims: 1,

@@ -84,6 +84,12 @@ pub const DPP_VGPR_WAIT_STATES: u32 = 2;
 /// GFX9's DPP hazard: wait states between a VALU write of EXEC and a DPP operation.
 pub const DPP_EXEC_WAIT_STATES: u32 = 5;
 
+/// GFX9's VMEM hazard (LLVM's `checkVMEMHazards`, `hasVMEMReadSGPRVALUDefHazard`: GFX8 and
+/// GFX9; GFX10 and later interlock): wait states between a VALU write of an SGPR (a
+/// `v_readfirstlane`, a carry, a compare) and a FLAT, GLOBAL or SCRATCH instruction reading it
+/// (`saddr`).
+pub const VMEM_SGPR_WAIT_STATES: u32 = 5;
+
 /// Whether runs of SMEM instructions on `processor` with the target's `xnack` setting may be
 /// replayed, so that a run must not write what it reads (the SMEM soft-clause rule).
 pub fn smem_clauses_replay(processor: &Processor, xnack: FeatureSetting) -> bool {

@@ -11,6 +11,8 @@
 //! - *DPP*: a DPP operation reading a VGPR written in the last 2 wait states, or after a VALU
 //!   wrote EXEC in the last 5.
 //! - *`v_div_fmas`* after a VALU wrote VCC: 4 wait states.
+//! - *VMEM SGPR* (LLVM's `checkVMEMHazards`): a FLAT, GLOBAL or SCRATCH instruction reading an
+//!   SGPR (`saddr`) that a VALU wrote needs 5 wait states.
 //! - *`v_readlane`/`v_writelane`* whose lane select is an SGPR a VALU wrote: 4 wait states.
 //! - *VALU co-execution* (gfx940, LLVM's `hasVDecCoExecHazard`): a VALU reading an SGPR (VCC
 //!   included) that a VALU wrote needs 2 wait states; `v_readlane`/`v_readfirstlane` reading a
@@ -27,7 +29,7 @@
 
 use super::{wait_states_since, Class, HazardState, Regs, Rules};
 use crate::program::{Code, Decoded};
-use isa::hazard::{DPP_EXEC_WAIT_STATES, DPP_VGPR_WAIT_STATES};
+use isa::hazard::{DPP_EXEC_WAIT_STATES, DPP_VGPR_WAIT_STATES, VMEM_SGPR_WAIT_STATES};
 use isa::reg::PhysReg;
 use smallvec::SmallVec;
 
@@ -46,9 +48,6 @@ pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded, v
     if fp.class == Class::Smem && rules.xnack {
         soft_clause(st, code, d)?;
     }
-    if fp.class != Class::Valu {
-        return Ok(());
-    }
     // The message is built only when there is a hazard.
     let need = |what: &dyn Fn() -> String, needed: u32, found: Option<(u32, &Decoded)>| match found {
         Some((ws, by)) if ws < needed => {
@@ -56,6 +55,18 @@ pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded, v
         }
         _ => Ok(()),
     };
+    if fp.class == Class::Vmem {
+        let n = VMEM_SGPR_WAIT_STATES;
+        for u in fp.uses.iter().copied().filter(|r| r.is_sgpr()) {
+            let found = wait_states_since(st.recent(code), n, |h| {
+                h.fp.class == Class::Valu && h.fp.defs.iter().any(|x| x.overlaps(u))
+            });
+            need(&|| format!("vector memory reads {} of the VALU write", u.name()), n, found)?;
+        }
+    }
+    if fp.class != Class::Valu {
+        return Ok(());
+    }
     let vgpr_defs = fp.defs.iter().copied().filter(|r| r.is_vgpr());
     let vgpr_uses: SmallVec<[Regs; 4]> = fp.uses.iter().copied().filter(|r| r.is_vgpr()).collect();
     let n = rules.store_data_wait_states;

@@ -1,5 +1,5 @@
 //! Compiles the opcode tables into static data, so that no program parses them when it starts
-//! (issue 21): `src/tables/gfx1100.txt` and `src/tables/gfx942.txt` (generated from llvm-mc-19
+//! (issue 21): `src/tables/gfx1100.txt`, `gfx942.txt` and `gfx90a.txt` (generated from llvm-mc-19
 //! by `scripts/gen_tables.py`; their headers give the syntax) become
 //! `$OUT_DIR/opcode_tables.rs`, one `static` `Table` per family with its lines, its index by
 //! opcode and its sorted indexes by (encoding, number) and by name, which `src/table.rs`
@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The tables: the family's variant name and the text file.
-const FAMILIES: [(&str, &str); 2] = [("Gfx11", "gfx1100.txt"), ("Gfx9", "gfx942.txt")];
+const FAMILIES: [(&str, &str); 3] = [("Gfx11", "gfx1100.txt"), ("Gfx9", "gfx942.txt"), ("Gfx90a", "gfx90a.txt")];
 
 /// The encodings of the text (`Enc::parse` once), in the declaration order of `table::Enc`,
 /// which the index by number is sorted by; each with its `Format`.
@@ -106,7 +106,7 @@ const CTYPES: [(&str, &str); 8] = [
 ];
 
 /// The flags that are set by being named (`table::Flags`' booleans).
-const BOOL_FLAGS: [&str; 23] = [
+const BOOL_FLAGS: [&str; 25] = [
     "e64",
     "sfx",
     "noe32",
@@ -128,6 +128,8 @@ const BOOL_FLAGS: [&str; 23] = [
     "nooff",
     "even",
     "offset2",
+    "oneaddr",
+    "noscc",
     "wmma",
     "cpol",
 ];

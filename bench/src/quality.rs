@@ -49,7 +49,7 @@ pub fn measure(bytes: &[u8], name: &str) -> Result<Quality> {
     let obj = runtime_abi::read(bytes).map_err(|e| anyhow!("not a code object runtime-abi reads: {e}"))?;
     let target = obj.target.ok_or_else(|| anyhow!("the ELF header names no processor gcnc knows"))?;
     let proc = target.processor;
-    let family = Family::of(proc.generation).ok_or_else(|| anyhow!("{}: no decoder for its family", proc.name))?;
+    let family = Family::of(proc).ok_or_else(|| anyhow!("{}: no decoder for its family", proc.name))?;
     let kernel = obj.kernels.iter().find(|k| k.name == name).ok_or_else(|| anyhow!("no kernel named {name}"))?;
     let meta = kernel.metadata.as_ref().ok_or_else(|| anyhow!("{name} has no metadata entry"))?;
     let wave_size = if proc.wave32 && kernel.descriptor.props.enable_wavefront_size32 { 32 } else { 64 };

@@ -207,7 +207,7 @@ fn atomic_op(
         // The data of a compare-and-swap: the new value and the compared one. One opcode is
         // GFX11's DS_CMPSTORE (new value first) and GFX9's DS_CMPST (compared value first), and
         // the operation is classified by its GFX11 name: the family decides.
-        let cmp_first = cmp_first || cx.family == isa::opcode::Family::Gfx9;
+        let cmp_first = cmp_first || cx.family.is_gfx9();
         let (src, cmp) = if op == AtomicOp::CmpSwap && cmp_first { (y, x) } else { (x, y) };
         targets.push(AtomicTarget { lane, space: Space::Shared, addr: a, src, cmp });
     }

@@ -227,6 +227,16 @@ pub enum FaultKind {
         /// The PC of the load.
         issued_pc: u32,
     },
+    /// A private (scratch) access before the kernel set FLAT_SCRATCH up, on a processor
+    /// without architected flat scratch (AMDGPUUsage-new.txt:5150-5160: the prolog adds the
+    /// wave's Scratch Wavefront Offset to Flat Scratch Init).
+    #[error("a private access with FLAT_SCRATCH = {found:#x}; the prolog must set it to Flat Scratch Init plus the wave's scratch offset, {expected:#x}")]
+    FlatScratch {
+        /// The value FLAT_SCRATCH holds.
+        found: u64,
+        /// The wave's scratch base.
+        expected: u64,
+    },
     /// A hazard the generation leaves to software was not resolved.
     #[error("hazard: {what}")]
     Hazard {

@@ -86,7 +86,7 @@ impl ExecCtx<'_> {
 /// returned flow.
 pub(crate) fn step(wave: &mut Wave, index: u32, d: &Decoded, cx: &mut ExecCtx<'_>) -> Result<Flow, FaultKind> {
     let op = d.op.ok_or_else(|| FaultKind::Unimplemented { opcode: d.name().to_string(), detail: String::new() })?;
-    wave.hazards.check(cx.rules, cx.code, d)?;
+    wave.hazards.check(cx.rules, cx.code, d, wave.vgpr_count())?;
     let flow = match op {
         Op::Nop
         | Op::Endpgm
@@ -177,7 +177,7 @@ pub(crate) mod tests {
         lds: &mut [u8],
     ) -> Result<Flow, FaultKind> {
         let proc = Processor::find(cpu).unwrap();
-        let family = Family::of(proc.generation).unwrap();
+        let family = Family::of(proc).unwrap();
         let code = Code::from_insts(insts, family, wave.wave_size);
         let rules = Rules::new(proc, wave.wave_size, false);
         let mut device = Device::new();

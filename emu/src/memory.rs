@@ -111,12 +111,15 @@ impl PendingStore {
 pub(crate) struct Private {
     per_lane: u32,
     data: Vec<u8>,
+    /// Without architected flat scratch, the wave's scratch base that FLAT_SCRATCH must hold
+    /// for a private access (Flat Scratch Init plus the wave's Scratch Wavefront Offset).
+    pub(crate) base: Option<u64>,
 }
 
 impl Private {
     /// `per_lane` bytes for each of `lanes` lanes, zero-filled.
     pub(crate) fn new(per_lane: u32, lanes: u32) -> Private {
-        Private { per_lane, data: vec![0; per_lane as usize * lanes as usize] }
+        Private { per_lane, data: vec![0; per_lane as usize * lanes as usize], base: None }
     }
 
     fn range(&self, lane: u32, addr: u64, len: u32) -> Result<std::ops::Range<usize>, String> {
@@ -153,6 +156,9 @@ impl Memory<'_> {
                 Ok(())
             }
             Space::Private => {
+                if let Some(expected) = wave.private.base.filter(|&b| b != wave.flat_scratch()) {
+                    return Err(FaultKind::FlatScratch { found: wave.flat_scratch(), expected });
+                }
                 wave.private.range(lane, addr, len).map(|_| ()).map_err(|d| oob(space, lane, addr, len, d))
             }
         }

@@ -189,7 +189,7 @@ pub(crate) fn inst_text(inst: &Inst, family: Family, wave_size: u32) -> String {
 }
 
 fn family_of(proc: &'static Processor) -> Result<Family, LoadError> {
-    match Family::of(proc.generation) {
+    match Family::of(proc) {
         Some(family) if proc.verified => Ok(family),
         _ => Err(LoadError::Processor(proc.name.to_string(), Processor::verified_names())),
     }

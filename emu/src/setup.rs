@@ -7,13 +7,17 @@
 //! COMPUTE_PGM_RSRC1, and its private segment (architected flat scratch on gfx942 and GFX11:
 //! the hardware, not the kernel, sets up the scratch base, so each lane simply gets
 //! `private_segment_fixed_size` bytes that `scratch_*` and private FLAT addresses reach).
+//! Without architected flat scratch (gfx90a) the wave gets Flat Scratch Init
+//! ([`FLAT_SCRATCH_INIT`]) and a Scratch Wavefront Offset of its own ([`scratch_wave_offset`]),
+//! and its private accesses require FLAT_SCRATCH to hold their sum, as the kernel's prolog
+//! must set it (AMDGPUUsage-new.txt:5150-5160).
 
 use crate::dispatch::{ArgValue, Launch};
 use crate::error::LaunchError;
 use crate::memory::Private;
 use crate::program::{is_hidden, Kernel};
 use crate::wave::{FpMode, Wave};
-use isa::processor::{Generation, Processor};
+use isa::processor::{FlatScratch, Generation, Processor};
 use isa::reg::PhysReg;
 use runtime_abi::descriptor::{FloatDenormMode, FloatRoundMode, KernelDescriptor};
 use runtime_abi::initial_state::{InitialState, WorkItemIds};
@@ -147,8 +151,22 @@ fn allocated_agprs(desc: &KernelDescriptor, proc: &Processor) -> u32 {
 }
 
 /// Everything a wave of one dispatch starts from.
+/// Flat Scratch Init of the emulated queue: the scratch backing memory's base, whose low dword
+/// is so near its top that every wave offset carries into FLAT_SCRATCH_HI, so a prolog that
+/// drops the carry is caught.
+pub(crate) const FLAT_SCRATCH_INIT: u64 = 0x0000_7e00_ffff_fc00;
+
+/// The Scratch Wavefront Offset of wave `index` of work-group `group`: distinct per wave slot,
+/// never 0, and a multiple of 1 KiB as the hardware's are.
+pub(crate) fn scratch_wave_offset(group: [u32; 3], index: u32) -> u32 {
+    let slot = (group[0] ^ group[1] << 6 ^ group[2] << 12) & 0xfff;
+    (slot * 64 + index % 64 + 1) << 10
+}
+
 pub(crate) struct WaveSetup {
     state: InitialState,
+    /// Whether the kernel must set FLAT_SCRATCH up itself (no architected flat scratch).
+    absolute_scratch: bool,
     kernarg: u64,
     packet: Option<u64>,
     /// Dwords preloaded from the kernarg segment into user SGPRs.
@@ -199,6 +217,7 @@ impl WaveSetup {
         };
         Ok(WaveSetup {
             state,
+            absolute_scratch: proc.flat_scratch == FlatScratch::Absolute,
             kernarg,
             packet,
             preload,
@@ -236,7 +255,12 @@ impl WaveSetup {
         put64(&mut w, st.dispatch_ptr, self.packet.unwrap_or(0));
         put64(&mut w, st.kernarg_segment_ptr, self.kernarg);
         put64(&mut w, st.dispatch_id, 0);
-        put64(&mut w, st.flat_scratch_init, 0);
+        put64(&mut w, st.flat_scratch_init, FLAT_SCRATCH_INIT);
+        if let Some(reg) = st.private_segment_wave_offset {
+            let offset = scratch_wave_offset(group, index);
+            w.write_sreg(reg, offset);
+            w.private.base = self.absolute_scratch.then_some(FLAT_SCRATCH_INIT + u64::from(offset));
+        }
         if let Some(reg) = st.private_segment_buffer {
             for i in 0..4 {
                 w.write_sreg(reg.advance(i), 0);
@@ -258,9 +282,6 @@ impl WaveSetup {
         if let Some(reg) = st.workgroup_info {
             // {first_wavefront, 14'b0, ordered_append_term[10:0], threadgroup_size_in_wavefronts[5:0]}
             w.write_sreg(reg, (((index == 0) as u32) << 31) | (waves & 0x3f));
-        }
-        if let Some(reg) = st.private_segment_wave_offset {
-            w.write_sreg(reg, 0);
         }
         for (lane, id) in local.iter().enumerate() {
             let lane = lane as u32;

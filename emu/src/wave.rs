@@ -92,6 +92,8 @@ pub(crate) struct Wave {
     /// Each lane's private segment.
     pub(crate) private: Private,
     sgprs: [u32; 128],
+    /// GFX9's FLAT_SCRATCH register pair.
+    flat_scratch: u64,
     scc: bool,
     vgprs: Vec<u32>,
     num_vgprs: u32,
@@ -123,6 +125,16 @@ pub(crate) fn lanes(mask: u64) -> impl Iterator<Item = u32> {
 }
 
 impl Wave {
+    /// The FLAT_SCRATCH register pair (GFX9).
+    pub(crate) fn flat_scratch(&self) -> u64 {
+        self.flat_scratch
+    }
+
+    /// The VGPRs the wave was given.
+    pub(crate) fn vgpr_count(&self) -> u32 {
+        self.num_vgprs
+    }
+
     /// A wave with zeroed registers, EXEC = `launched`, and `num_vgprs` VGPRs.
     pub(crate) fn new(wave_size: u32, launched: u64, num_vgprs: u32, mode: FpMode) -> Wave {
         let mut wave = Wave {
@@ -134,6 +146,7 @@ impl Wave {
             hazards: HazardState::default(),
             private: Private::default(),
             sgprs: [0; 128],
+            flat_scratch: 0,
             scc: false,
             vgprs: vec![0; (num_vgprs * wave_size) as usize],
             num_vgprs,
@@ -199,6 +212,8 @@ impl Wave {
                 Ok(self.sgprs[n as usize])
             }
             n if n == PhysReg::SCC.0 => Ok(self.scc as u32),
+            n if n == PhysReg::FLAT_SCRATCH_LO.0 => Ok(self.flat_scratch as u32),
+            n if n == PhysReg::FLAT_SCRATCH_HI.0 => Ok((self.flat_scratch >> 32) as u32),
             VCCZ => Ok((self.vcc() == 0) as u32),
             EXECZ => Ok((self.exec() == 0) as u32),
             SRC_SHARED_BASE..=SRC_PRIVATE_LIMIT => Ok(aperture(reg.0) as u32),
@@ -227,7 +242,8 @@ impl Wave {
         if reg == PhysReg::NULL || reg == PhysReg::SCC {
             return Ok(());
         }
-        if reg.0 + dwords > 128 {
+        let flat_scratch = PhysReg::FLAT_SCRATCH_LO.0..=PhysReg::FLAT_SCRATCH_HI.0;
+        if reg.0 + dwords > 128 && !(flat_scratch.contains(&reg.0) && flat_scratch.contains(&(reg.0 + dwords - 1))) {
             return Err(unimplemented_operand(reg));
         }
         self.mem.check_write(reg, dwords)
@@ -239,6 +255,12 @@ impl Wave {
             n if n == PhysReg::NULL.0 => {}
             n if n == PhysReg::SCC.0 => self.scc = value != 0,
             n if n < 128 => self.sgprs[n as usize] = value,
+            n if n == PhysReg::FLAT_SCRATCH_LO.0 => {
+                self.flat_scratch = self.flat_scratch & !0xffff_ffff | u64::from(value)
+            }
+            n if n == PhysReg::FLAT_SCRATCH_HI.0 => {
+                self.flat_scratch = self.flat_scratch & 0xffff_ffff | u64::from(value) << 32
+            }
             _ => {}
         }
     }

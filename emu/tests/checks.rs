@@ -422,3 +422,33 @@ fn dispatch_at_takes_a_placed_kernarg_segment() {
         );
     }
 }
+
+/// GFX9's VMEM hazard (gfx942 and gfx90a): a global access reading an SGPR (`saddr`) that a
+/// VALU wrote needs 5 wait states; GFX11 interlocks.
+#[test]
+fn gfx9_vector_memory_reading_a_valu_written_sgpr_needs_five_wait_states() {
+    let body = format!(
+        "{PROLOGUE_GFX9}\n  v_mov_b32 v3, s6\n  s_nop 0\n  v_readfirstlane_b32 s6, v3\n  MIT\n  global_store_dword v1, v0, s[6:7]"
+    );
+    for cpu in ["gfx942", "gfx90a"] {
+        let what = hazard_of(cpu, false, &body.replace("MIT", "s_nop 3")).expect("a hazard");
+        assert!(what.contains("vector memory reads s[6:7]") && what.contains("5 are needed"), "{cpu}: {what}");
+        assert!(hazard_of(cpu, false, &body.replace("MIT", "s_nop 4")).is_none(), "{cpu}");
+    }
+}
+
+/// gfx90a's 64-bit shift bug: an amount in v15, the last VGPR of its block of 8, needs v16,
+/// which a wave of 16 VGPRs lacks; an amount in v7 has v8, and gfx942 has no such rule.
+#[test]
+fn gfx90a_shift64_amount_at_a_block_end_needs_the_next_vgpr() {
+    let body = |amount: &str| {
+        format!(
+            "  v_mov_b32 {amount}, 1\n  v_mov_b32 v4, 2\n  v_mov_b32 v5, 0\n  v_lshlrev_b64 v[2:3], {amount}, v[4:5]"
+        )
+    };
+    let hazard = |cpu: &str, amount: &str| hazard_of(cpu, false, &body(amount));
+    let what = hazard("gfx90a", "v15").expect("a hazard");
+    assert!(what.contains("v15") && what.contains("v16 is not allocated"), "{what}");
+    assert_eq!(hazard("gfx90a", "v7"), None);
+    assert_eq!(hazard("gfx942", "v15"), None);
+}

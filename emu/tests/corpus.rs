@@ -1,6 +1,6 @@
 //! The emulator on code it did not write: every kernel of the shared OpenCL corpus (and the
 //! emulator's own `saxpy` and `fdiv_edges`), compiled by clang-19 for gfx1100 wave32, gfx1100
-//! wave64 and gfx942, loaded both as clang's ET_REL and as ld.lld-19's ET_DYN, run on several
+//! wave64, gfx942 and gfx90a, loaded both as clang's ET_REL and as ld.lld-19's ET_DYN, run on several
 //! grid shapes (partial last work-groups, partial waves, bounds checks that cut inside a wave)
 //! and interleaving seeds, and compared with CPU references (see `common/cases.rs`). clang's
 //! unmodified code must raise no checker error: no missing wait, no hazard, no bad access.
@@ -79,4 +79,9 @@ fn corpus_on_gfx1100_wave64() {
 #[test]
 fn corpus_on_gfx942() {
     check_target(TARGETS[2]);
+}
+
+#[test]
+fn corpus_on_gfx90a() {
+    check_target(TARGETS[3]);
 }

@@ -35,7 +35,7 @@ struct Mutant {
 fn mutants(bytes: &[u8], program: &Program, name: &str, target: Target) -> Vec<Mutant> {
     let object = runtime_abi::read::read(bytes).unwrap();
     let code_offset = object.kernels.iter().find(|k| k.name == name).unwrap().code_offset as usize;
-    let family = if target.cpu == "gfx942" { Family::Gfx9 } else { Family::Gfx11 };
+    let family = Family::of(isa::processor::Processor::find(target.cpu).unwrap()).unwrap();
     let (vm_max, _, lgkm_max) = waitcnt_max(family);
     let kernel = program.kernel(name).unwrap();
     let mut out = Vec::new();

@@ -1,6 +1,6 @@
 //! `fuzz`: the differential program fuzzer's command line. Generates `--count` programs from
-//! `--seed` on, checks each on the configurations of the `-mcpu`s (gfx1100 and gfx942 by
-//! default: wave32, wave64, CU mode, threadgroup split) at `-O`, prints the table of outcomes,
+//! `--seed` on, checks each on the configurations of the `-mcpu`s (gfx1100, gfx942 and gfx90a
+//! by default: wave32, wave64, CU mode, threadgroup split) at `-O`, prints the table of outcomes,
 //! and writes each failure signature's first program, minimized, to `--out`. Exit status 0
 //! when everything passed, 1 when something failed, 2 on a usage error.
 
@@ -29,11 +29,11 @@ struct Cli {
     /// Where to write the minimized failing programs
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// A processor to check on (repeatable; written -mcpu=... as in clang) [default: gfx1100 and
-    /// gfx942]
+    /// A processor to check on (repeatable; written -mcpu=... as in clang) [default: gfx1100,
+    /// gfx942 and gfx90a]
     #[arg(long = "mcpu", value_name = "TARGET_ID")]
     mcpu: Vec<String>,
-    /// Only the three main configurations (gfx1100 wave32 and wave64, gfx942)
+    /// Only the main configurations (gfx1100 wave32 and wave64, gfx942, gfx90a)
     #[arg(long)]
     main_configs: bool,
     /// Optimization level to compile at (repeatable: each configuration at each level;

@@ -35,7 +35,7 @@ impl Config {
 }
 
 /// The processors checked when none is named.
-pub const DEFAULT_MCPUS: [&str; 2] = ["gfx1100", "gfx942"];
+pub const DEFAULT_MCPUS: [&str; 3] = ["gfx1100", "gfx942", "gfx90a"];
 
 /// The configurations of each processor of `mcpus`: its default wave size, the other one
 /// where it has both, and CU mode and threadgroup split where they mean something; all at
@@ -62,7 +62,7 @@ pub fn configs(mcpus: &[String]) -> Result<Vec<Config>, isa::processor::TargetId
     Ok(out)
 }
 
-/// The three main configurations: gfx1100 wave32 and wave64, gfx942 (wave64).
+/// The four main configurations: gfx1100 wave32 and wave64, gfx942 and gfx90a (wave64).
 pub fn main_configs() -> Vec<Config> {
     let all = configs(&DEFAULT_MCPUS.map(String::from)).expect("known processors");
     all.into_iter().filter(|c| !c.target.cumode && !c.target.tgsplit).collect()
@@ -394,10 +394,21 @@ mod tests {
     fn configurations_follow_the_processor_table() {
         let labels: Vec<String> =
             configs(&DEFAULT_MCPUS.map(String::from)).unwrap().into_iter().map(|c| c.label).collect();
-        let expected = ["gfx1100-w32", "gfx1100-w64", "gfx1100-w32-cumode", "gfx942-w64", "gfx942-w64-tgsplit"];
+        let expected = [
+            "gfx1100-w32",
+            "gfx1100-w64",
+            "gfx1100-w32-cumode",
+            "gfx942-w64",
+            "gfx942-w64-tgsplit",
+            "gfx90a-w64",
+            "gfx90a-w64-tgsplit",
+        ];
         assert_eq!(labels, expected.map(|l| format!("{l}-O2")));
         let flags: Vec<String> = main_configs().iter().map(|c| c.at(0).flags()).collect();
-        assert_eq!(flags, ["-mcpu=gfx1100 -O0", "-mcpu=gfx1100 -mwavefrontsize64 -O0", "-mcpu=gfx942 -O0"]);
+        assert_eq!(
+            flags,
+            ["-mcpu=gfx1100 -O0", "-mcpu=gfx1100 -mwavefrontsize64 -O0", "-mcpu=gfx942 -O0", "-mcpu=gfx90a -O0"]
+        );
         assert_eq!(main_configs()[1].at(0).at(3).label, "gfx1100-w64-O3");
     }
 }

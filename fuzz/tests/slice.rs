@@ -1,6 +1,6 @@
 //! The fuzzer's CI slice: a fixed range of seeds (440 `.gk` programs, one in 32 of them a
 //! high-pressure one, and 110 IR kernels) on
-//! the three main configurations (gfx1100 wave32 and wave64, gfx942) at -O2, and on gfx1100
+//! the four main configurations (gfx1100 wave32 and wave64, gfx942, gfx90a) at -O2, and on gfx1100
 //! wave32 at -O0 (no optimizer pass). Every program must
 //! pass; a failure fails the test with each signature's minimized reproducer and the `gcnc
 //! check` command that reproduces it, ready to become a `tests/regress/` kernel.

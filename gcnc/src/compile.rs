@@ -541,6 +541,9 @@ fn run_pipeline(
     // run again and spill more (`Spilling::retry`, with the round it is in): rebuilding the
     // input spares every kernel a copy of its function kept for the rare retry.
     let mut respill: Option<(regalloc::Spilling, u32)> = None;
+    // Without architected flat scratch, VGPR spills to scratch need the entry to set
+    // FLAT_SCRATCH up: when allocation finds them, the machine stages run again with it.
+    let mut scratch = false;
     let (sel, mir, alloc, hazards, clause_nops, waits, delays, assembled) = loop {
         // Prints after `stage` if asked, and checks the MIR in SSA form (up to allocation)
         // with the verifier in debug builds and with `--verify`.
@@ -558,7 +561,7 @@ fn run_pipeline(
             Ok(())
         };
         let t = Instant::now();
-        let mut sel = isel::select(module, id, target)
+        let mut sel = isel::select_with(module, id, target, scratch)
             .map_err(|reason| CompileError::Select { kernel: kernel.clone(), reason })?;
         timed("isel", t);
         let empty = isa::mir::Function::new("", sel.mir.family, sel.mir.wave_size);
@@ -600,12 +603,21 @@ fn run_pipeline(
         let mut spilling = regalloc::Spilling { scratch_base: sel.private_bytes, ..regalloc::Spilling::new(proc) };
         spilling.target = spilling.target.min(limits);
         spilling.reserved_sgprs = reserve;
+        spilling.scratch |= scratch;
         let spilling = respill.map_or(spilling, |(again, _)| again);
         let alloc = match regalloc::allocate_once(&mut mir, proc, &spilling) {
             Ok(alloc) => alloc,
+            // VGPRs spill to scratch, which this kernel's entry must set up (gfx90a): select
+            // again with the private segment (and spill from the first round again).
+            Err(regalloc::AllocError::NoScratch { .. }) if !scratch => {
+                printed.truncate(dumps);
+                scratch = true;
+                respill = None;
+                continue;
+            }
             Err(reason) => {
                 let round = respill.map_or(0, |(_, round)| round) + 1;
-                match spilling.retry(proc, &reason, round) {
+                match spilling.retry(proc, mir.family, &reason, round) {
                     Some(again) => {
                         printed.truncate(dumps);
                         respill = Some((again, round));
@@ -669,10 +681,15 @@ fn run_pipeline(
 
     let mut descriptor = KernelDescriptor::for_target(target);
     let scratch_bytes = sel.private_bytes + alloc.spills.scratch_bytes;
-    let inputs = runtime_abi::initial_state::KernelInputs { private_segment: scratch_bytes > 0, ..sel.inputs };
+    let inputs = runtime_abi::initial_state::KernelInputs {
+        private_segment: sel.inputs.private_segment || scratch_bytes > 0,
+        ..sel.inputs
+    };
     enable_inputs(&mut descriptor, proc, &inputs, target.wave_size);
     // With the AGPRs, so ACCUM_OFFSET, the unified VGPR count and `.agpr_count` follow them.
     let mut regs: RegisterUse = alloc.register_use(target.wave_size);
+    regs.xnack_mask = runtime_abi::descriptor::reserves_xnack_mask(&target.id);
+    regs.flat_scratch = descriptor.props.enable_sgpr_flat_scratch_init;
     // The SGPR pair of long branches, above the allocated ones.
     regs.sgprs = regs.sgprs.max(assembled.next_free_sgpr);
     set_register_counts(&mut descriptor, proc, &regs);

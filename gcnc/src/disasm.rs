@@ -35,7 +35,7 @@ pub fn disassemble(bytes: &[u8]) -> Result<String> {
     let obj = runtime_abi::read(bytes).map_err(|e| anyhow!("not a code object gcnc can read: {e}"))?;
     let target = obj.target.ok_or_else(|| anyhow!("the ELF header names no processor gcnc knows"))?;
     let processor = target.processor;
-    let Some(family) = Family::of(processor.generation) else {
+    let Some(family) = Family::of(processor) else {
         bail!("{}: gcnc disassembles the GFX9 (gfx942) and GFX11 (gfx1100) families only", processor.name);
     };
     let mut kernels: Vec<&runtime_abi::ReadKernel> = obj.kernels.iter().collect();

@@ -104,7 +104,8 @@ fn wrong_argument_count_exits_1_and_usage_errors_exit_2() {
 fn compile_then_run_on_the_emulator_for_each_target() {
     let dir = std::env::temp_dir().join(format!("gcnc-cli-emu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx1100", "-mwavefrontsize64"], &["-mcpu=gfx942"]] {
+    for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx1100", "-mwavefrontsize64"], &["-mcpu=gfx942"], &["-mcpu=gfx90a"]]
+    {
         let so = dir.join("vadd.hsaco");
         let mut args = vec!["compile", "examples/vadd.gir", "-o", so.to_str().unwrap()];
         args.extend_from_slice(flags);
@@ -147,7 +148,7 @@ fn compile_then_run_on_the_emulator_for_each_target() {
 #[test]
 fn unverified_processors_are_refused() {
     let verified: Vec<&str> = isa::processor::PROCESSORS.iter().filter(|p| p.verified).map(|p| p.name).collect();
-    assert!(verified.contains(&"gfx1100") && verified.contains(&"gfx942"));
+    assert!(verified.contains(&"gfx1100") && verified.contains(&"gfx942") && verified.contains(&"gfx90a"));
     for proc in isa::processor::PROCESSORS.iter().filter(|p| !p.verified) {
         let cpu = format!("-mcpu={}", proc.name);
         let out = gcnc(&["compile", "examples/saxpy.gk", &cpu, "-mcode-object-version=6", "-o", "/dev/null"]);
@@ -448,6 +449,8 @@ fn assembly_output_reassembles_to_the_object() {
     let configs = [
         ("gfx942:sramecc+:xnack-", vec!["-mcode-object-version=4"], "+sramecc,-xnack"),
         ("gfx942:xnack+", vec!["-mcode-object-version=6"], "+xnack"),
+        ("gfx90a:xnack-", vec!["-mcode-object-version=5"], "-xnack"),
+        ("gfx90a:sramecc+:xnack+", vec![], "+sramecc,+xnack"),
         ("gfx1100", vec!["-mwavefrontsize64"], "+wavefrontsize64"),
     ];
     for (mcpu, flags, mattr) in configs {
@@ -496,7 +499,7 @@ fn targets_lists_the_processor_table() {
 
 #[test]
 fn check_compares_emulator_and_interpreter() {
-    for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx942"]] {
+    for flags in [&["-mcpu=gfx1100"][..], &["-mcpu=gfx942"], &["-mcpu=gfx90a"]] {
         let mut args = vec!["check", "examples/vadd.gir", "--grid", "300", "--block", "128", "--seed", "9"];
         args.extend_from_slice(flags);
         let out = gcnc(&args);

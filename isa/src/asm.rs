@@ -207,7 +207,7 @@ impl Printer<'_> {
             Enc::Smem => {
                 let names: &[&str] = match self.family {
                     Family::Gfx11 => &["glc", "slc", "dlc"],
-                    Family::Gfx9 => &["glc"],
+                    Family::Gfx9 | Family::Gfx90a => &["glc"],
                 };
                 cpol_text(s, f.cpol.0, names);
             }
@@ -215,13 +215,9 @@ impl Printer<'_> {
                 if f.offset != 0 {
                     let _ = write!(s, " offset:{}", f.offset);
                 }
-                let names: &[&str] = match self.family {
-                    Family::Gfx11 => &["glc", "slc", "dlc"],
-                    Family::Gfx9 => &["sc0", "nt", "sc1"],
-                };
-                cpol_text(s, f.cpol.0, names);
+                cpol_text(s, f.cpol.0, cpol_names(self.family));
             }
-            Enc::Mubuf => cpol_text(s, f.cpol.0, &["sc0", "nt", "sc1"]),
+            Enc::Mubuf => cpol_text(s, f.cpol.0, cpol_names(self.family)),
             Enc::Ds => {
                 if info.name == "ds_swizzle_b32" {
                     s.push_str(&swizzle_text(f.offset as u16));
@@ -394,7 +390,7 @@ fn omod_text(s: &mut String, omod: u8) {
 
 /// The text of a DPP16 control, or `None` for a value with no meaning in `family`.
 pub fn dpp_ctrl_text(family: Family, ctrl: u16) -> Option<String> {
-    let gfx9 = family == Family::Gfx9;
+    let gfx9 = family.is_gfx9();
     Some(match ctrl {
         0x000..=0x0ff => {
             let lanes: Vec<String> = (0..4).map(|i| (ctrl >> (2 * i) & 3).to_string()).collect();
@@ -524,6 +520,17 @@ fn version_text(imm: u16) -> String {
     text
 }
 
+/// The names of the cache-policy bits 0, 1 and 2 of a FLAT, GLOBAL, SCRATCH or MUBUF
+/// instruction (`CachePolicy`): GFX11's glc, slc, dlc; gfx942's sc0, nt, sc1; gfx90a's glc,
+/// slc, scc (the same bits as gfx942's).
+pub fn cpol_names(family: Family) -> &'static [&'static str] {
+    match family {
+        Family::Gfx11 => &["glc", "slc", "dlc"],
+        Family::Gfx9 => &["sc0", "nt", "sc1"],
+        Family::Gfx90a => &["glc", "slc", "scc"],
+    }
+}
+
 /// `hwreg(HW_REG_MODE)`, `hwreg(HW_REG_MODE, 2, 3)`: `| id [5:0] | offset [10:6] | size-1 [15:11] |`.
 fn hwreg_text(family: Family, imm: u16) -> String {
     const GFX11: &[(u16, &str)] = &[
@@ -565,6 +572,9 @@ fn hwreg_text(family: Family, imm: u16) -> String {
     let names = match family {
         Family::Gfx11 => GFX11,
         Family::Gfx9 => GFX9,
+        // gfx90a lacks gfx940's registers from HW_REG_XCC_ID (20) on (llvm-mc-19: "not
+        // supported on this GPU").
+        Family::Gfx90a => &GFX9[..GFX9.iter().position(|&(i, _)| i == 20).unwrap_or(GFX9.len())],
     };
     let (id, offset, width) = (imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11) + 1);
     let id = names.iter().find(|&&(i, _)| i == id).map_or_else(|| id.to_string(), |&(_, n)| n.to_string());
@@ -637,7 +647,7 @@ const WAITCNT_GFX9: WaitcntLayout = WaitcntLayout {
 fn waitcnt_layout(family: Family) -> &'static WaitcntLayout {
     match family {
         Family::Gfx11 => &WAITCNT_GFX11,
-        Family::Gfx9 => &WAITCNT_GFX9,
+        Family::Gfx9 | Family::Gfx90a => &WAITCNT_GFX9,
     }
 }
 
@@ -795,7 +805,7 @@ const MESSAGES_GFX9: &[Message] = &[
 fn sendmsg_text(family: Family, imm: u16) -> String {
     let (messages, id, op, stream) = match family {
         Family::Gfx11 => (MESSAGES_GFX11, imm & 0xff, 0, 0),
-        Family::Gfx9 => (MESSAGES_GFX9, imm & 0xf, imm >> 4 & 7, imm >> 8 & 3),
+        Family::Gfx9 | Family::Gfx90a => (MESSAGES_GFX9, imm & 0xf, imm >> 4 & 7, imm >> 8 & 3),
     };
     if let Some(m) = messages.iter().find(|m| m.id == id) {
         match (m.ops.iter().find(|&&(o, _)| o == op), m.ops.is_empty()) {

@@ -15,9 +15,9 @@
 use crate::constant_bus;
 use crate::encode::tuple_problem_in;
 use crate::encoding::{
-    dpp16, dpp8, ds, field_sreg, global, inline_field_typed, inline_value_typed, literal_is_16_bit, literal_value, mai,
-    mubuf, opcode_at, sdwa, smem, sop1, sop2, sopc, sopk, sopp, vop1, vop2, vop3, vop3p, vopc, vopd, Bits, LITERAL,
-    SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, SRC_DPP16, SRC_DPP8, SRC_DPP8_FI, SRC_SDWA, SRC_VGPR0,
+    dpp16, dpp8, ds, field_sreg, flat_cpol_fields, global, inline_field_typed, inline_value_typed, literal_is_16_bit,
+    literal_value, mai, mubuf, opcode_at, sdwa, smem, sop1, sop2, sopc, sopk, sopp, vop1, vop2, vop3, vop3p, vopc,
+    vopd, Bits, LITERAL, SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, SRC_DPP16, SRC_DPP8, SRC_DPP8_FI, SRC_SDWA, SRC_VGPR0,
 };
 use crate::mir::{CachePolicy, Def, Dpp, Inst, Operand, Sdwa};
 use crate::opcode::{Family, Format};
@@ -511,18 +511,23 @@ impl Decoder<'_> {
         let l = global(self.family);
         let w1 = self.dword()?;
         let acc = l.acc.is_some_and(|b| b.get(w1) != 0);
-        let (sve_word, sve_bits) = l.sve;
-        let sve = sve_bits.get([w0, w1][sve_word]) != 0;
         let signed = info.enc != Enc::Flat;
         inst.fields.offset = if signed { l.offset.get_signed(w0) } else { (l.offset.get(w0) & 0xfff) as i32 };
         if !signed && l.offset.get(w0) > 0xfff {
             return Err(self.field_error("offset", l.offset.get(w0)));
         }
-        inst.fields.cpol = self.cpol(w0, &l.cpol);
+        let cpol_fields = flat_cpol_fields(l, info);
+        if let Some(b) = l.cpol.iter().zip(&cpol_fields).find_map(|(b, kept)| b.filter(|_| kept.is_none())) {
+            if b.get(w0) != 0 {
+                return Err(self.field_error("cache-policy bits", w0));
+            }
+        }
+        inst.fields.cpol = self.cpol(w0, &cpol_fields);
         let saddr = l.saddr.get(w1);
         let has_saddr = info.enc != Enc::Flat && saddr != l.saddr_off;
-        let has_addr = match info.enc {
-            Enc::Scratch => sve,
+        let has_addr = match (info.enc, l.sve) {
+            (Enc::Scratch, Some((word, bit))) => bit.get([w0, w1][word]) != 0,
+            (Enc::Scratch, None) => !has_saddr,
             _ => true,
         };
         let returns = inst.fields.cpol.0 & 1 != 0;
@@ -556,7 +561,7 @@ impl Decoder<'_> {
         let w = self.dword()?;
         if src0_field == SRC_DPP16 {
             let fi = dpp16::FI.get(w) != 0;
-            if fi && self.family == Family::Gfx9 {
+            if fi && self.family.is_gfx9() {
                 return Err(self.field_error("fi", 1));
             }
             inst.fields.dpp = Some(Dpp::Dpp16 {

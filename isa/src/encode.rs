@@ -12,9 +12,9 @@
 
 use crate::constant_bus;
 use crate::encoding::{
-    default_opsel_hi, dpp16, dpp8, ds, global, inline_field_typed, literal_for, mai, mubuf, sdwa, smem, sop1, sop2,
-    sopc, sopk, sopp, sreg_field, vop1, vop2, vop3, vop3_number, vop3p, vopc, vopd, Bits, LITERAL, SEG_FLAT,
-    SEG_GLOBAL, SEG_SCRATCH, SRC_DPP16, SRC_DPP8, SRC_DPP8_FI, SRC_SDWA, SRC_VGPR0,
+    default_opsel_hi, dpp16, dpp8, ds, flat_cpol_fields, global, inline_field_typed, literal_for, mai, mubuf, sdwa,
+    smem, sop1, sop2, sopc, sopk, sopp, sreg_field, vop1, vop2, vop3, vop3_number, vop3p, vopc, vopd, Bits, LITERAL,
+    SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, SRC_DPP16, SRC_DPP8, SRC_DPP8_FI, SRC_SDWA, SRC_VGPR0,
 };
 use crate::mir::{Dpp, Inst, Operand, OperandKind, Sdwa};
 use crate::opcode::{Family, Opcode};
@@ -215,10 +215,10 @@ fn range(min: usize, max: usize) -> String {
 /// [`tuple_problem`]'s rules, gfx90a and gfx942 start VGPR and AGPR tuples at an even register.
 pub fn tuple_problem_in(reg: PhysReg, size: u8, family: Family) -> Option<&'static str> {
     let vector = matches!(reg.reg_type(), RegType::Vgpr | RegType::Agpr);
-    if family == Family::Gfx9 && reg.is_plain_sgpr() && reg.0 + u16::from(size) > 102 {
+    if family.is_gfx9() && reg.is_plain_sgpr() && reg.0 + u16::from(size) > 102 {
         return Some("gfx942's SGPRs end at s101");
     }
-    if family == Family::Gfx9 && vector && size >= 2 && !reg.index().is_multiple_of(2) {
+    if family.is_gfx9() && vector && size >= 2 && !reg.index().is_multiple_of(2) {
         return Some("gfx942 vector register tuples start at an even register");
     }
     tuple_problem(reg, size)
@@ -242,7 +242,7 @@ pub fn tuple_problem(reg: PhysReg, size: u8) -> Option<&'static str> {
             }
         }
         RegType::Sgpr => match reg {
-            PhysReg::VCC | PhysReg::EXEC | PhysReg::NULL if size <= 2 => None,
+            PhysReg::VCC | PhysReg::EXEC | PhysReg::NULL | PhysReg::FLAT_SCRATCH_LO if size <= 2 => None,
             r if crate::encoding::aperture_field(r).is_some() && size <= 2 => None,
             _ if size <= 1 => None,
             _ => Some("this special register is not that wide"),
@@ -585,7 +585,7 @@ impl<'a> Encoder<'a> {
         }
     }
 
-    /// Places the cache-policy bits, or says which the family lacks.
+    /// Places the cache-policy bits, or says which the family or the operation lacks.
     fn cpol(&self, fields: &[Option<Bits>; 3]) -> Result<u32, EncodeError> {
         let cpol = self.inst.fields.cpol.0;
         let mut word = 0;
@@ -852,7 +852,7 @@ impl<'a> Encoder<'a> {
             let returns = self.bind[k].is_some();
             if returns != (self.inst.fields.cpol.0 & 1 != 0) {
                 return Err(self.rule(match self.family {
-                    Family::Gfx11 => "an atomic returns its old value exactly when glc is set",
+                    Family::Gfx11 | Family::Gfx90a => "an atomic returns its old value exactly when glc is set",
                     Family::Gfx9 => "an atomic returns its old value exactly when sc0 is set",
                 }));
             }
@@ -895,13 +895,14 @@ impl<'a> Encoder<'a> {
         };
         let data = self.reg8_or(Role::Use, Field::Data, 0)?;
         let vdst = self.reg8_or(Role::Def, Field::Vdst, 0)?;
-        let (sve_word, sve) = l.sve;
-        let sve = if info.enc == Enc::Scratch && has_addr { sve.put(1) } else { 0 };
+        if info.flags.oneaddr && has_addr == has_saddr {
+            return Err(self.rule("a scratch address is a VGPR or an SGPR here, not both nor neither"));
+        }
         let mut w = [
             l.prefix.word()
                 | l.op.put(info.number.into())
                 | l.seg.put(seg)
-                | self.cpol(&l.cpol)?
+                | self.cpol(&flat_cpol_fields(l, info))?
                 | self.offset(offset_bits, signed)?,
             l.vdst.put(vdst)
                 | l.saddr.put(saddr)
@@ -909,7 +910,9 @@ impl<'a> Encoder<'a> {
                 | l.addr.put(addr)
                 | l.acc.map_or(0, |b| b.put(acc.into())),
         ];
-        w[sve_word] |= sve;
+        if let Some((word, bit)) = l.sve.filter(|_| info.enc == Enc::Scratch && has_addr) {
+            w[word] |= bit.put(1);
+        }
         Ok(smallvec::smallvec![w[0], w[1]])
     }
 }
@@ -965,7 +968,7 @@ impl Encoder<'_> {
         let f = &self.inst.fields;
         match f.dpp {
             Some(Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi }) => {
-                if ctrl > 0x1ff || row_mask > 0xf || bank_mask > 0xf || (fi && self.family == Family::Gfx9) {
+                if ctrl > 0x1ff || row_mask > 0xf || bank_mask > 0xf || (fi && self.family.is_gfx9()) {
                     return Err(self.field_error("dpp", u32::from(ctrl)));
                 }
                 let mut w = dpp16::SRC0.put(src0)

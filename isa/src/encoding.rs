@@ -205,7 +205,7 @@ pub mod vop3 {
     pub const fn prefix(family: Family) -> Prefix {
         match family {
             Family::Gfx11 => Prefix::new(26, 6, 0b11_0101),
-            Family::Gfx9 => Prefix::new(26, 6, 0b11_0100),
+            Family::Gfx9 | Family::Gfx90a => Prefix::new(26, 6, 0b11_0100),
         }
     }
     /// The opcode.
@@ -295,7 +295,7 @@ pub const SMEM_GFX9: SmemLayout = SmemLayout {
 pub const fn smem(family: Family) -> &'static SmemLayout {
     match family {
         Family::Gfx11 => &SMEM_GFX11,
-        Family::Gfx9 => &SMEM_GFX9,
+        Family::Gfx9 | Family::Gfx90a => &SMEM_GFX9,
     }
 }
 
@@ -327,8 +327,9 @@ pub struct GlobalLayout {
     pub saddr_off: u32,
     /// The `saddr` value of the flat segment, which has none.
     pub flat_saddr: u32,
-    /// Scratch: the VGPR address is used (dword index and bits).
-    pub sve: (usize, Bits),
+    /// Scratch: the VGPR address is used (dword index and bits); None where the address is in
+    /// a VGPR exactly when `saddr` is `off` (gfx90a: no SVS or ST mode).
+    pub sve: Option<(usize, Bits)>,
     /// gfx90a+: `vdst` and `data` are AGPRs (second dword).
     pub acc: Option<Bits>,
 }
@@ -359,7 +360,7 @@ pub const GLOBAL_GFX11: GlobalLayout = GlobalLayout {
     addr: Bits::new(0, 8),
     saddr_off: 0x7c,
     flat_saddr: 0x7c,
-    sve: (1, Bits::new(23, 1)),
+    sve: Some((1, Bits::new(23, 1))),
     acc: None,
 };
 
@@ -383,15 +384,29 @@ pub const GLOBAL_GFX9: GlobalLayout = GlobalLayout {
     addr: Bits::new(0, 8),
     saddr_off: 0x7f,
     flat_saddr: 0,
-    sve: (0, Bits::new(13, 1)),
+    sve: Some((0, Bits::new(13, 1))),
     acc: Some(Bits::new(23, 1)),
 };
+
+/// FLAT on gfx90a: gfx940's layout (bits 16, 17 and 25 are GLC, SLC and SCC, gfx940's SC0, NT
+/// and SC1), but a scratch access has no `sve` bit: its VGPR address is used when `saddr` is
+/// `off` (0x7f), ignored otherwise.
+pub const GLOBAL_GFX90A: GlobalLayout = GlobalLayout { sve: None, ..GLOBAL_GFX9 };
+
+/// The cache-policy bits a FLAT, GLOBAL or SCRATCH operation of layout `l` takes: the
+/// layout's, without SCC for gfx90a's float atomics (`noscc`: llvm-mc-19 takes `scc` there but
+/// encodes nothing, and its disassembler refuses the bit).
+pub fn flat_cpol_fields(l: &GlobalLayout, info: &crate::table::OpInfo) -> [Option<Bits>; 3] {
+    let [sc0, nt, sc1] = l.cpol;
+    [sc0, nt, sc1.filter(|_| !info.flags.noscc)]
+}
 
 /// The FLAT layout of `family`.
 pub const fn global(family: Family) -> &'static GlobalLayout {
     match family {
         Family::Gfx11 => &GLOBAL_GFX11,
         Family::Gfx9 => &GLOBAL_GFX9,
+        Family::Gfx90a => &GLOBAL_GFX90A,
     }
 }
 
@@ -408,7 +423,7 @@ pub mod vop3p {
     pub const fn prefix(family: Family) -> Prefix {
         match family {
             Family::Gfx11 => Prefix::new(24, 8, 0b1100_1100),
-            Family::Gfx9 => Prefix::new(23, 9, 0b1_1010_0111),
+            Family::Gfx9 | Family::Gfx90a => Prefix::new(23, 9, 0b1_1010_0111),
         }
     }
     /// The opcode.
@@ -542,7 +557,7 @@ pub const DS_GFX9: DsLayout = DsLayout {
 pub const fn ds(family: Family) -> &'static DsLayout {
     match family {
         Family::Gfx11 => &DS_GFX11,
-        Family::Gfx9 => &DS_GFX9,
+        Family::Gfx9 | Family::Gfx90a => &DS_GFX9,
     }
 }
 
@@ -587,7 +602,7 @@ pub mod mubuf {
     pub const fn op(family: Family) -> Bits {
         match family {
             Family::Gfx11 => Bits::new(18, 8),
-            Family::Gfx9 => Bits::new(18, 7),
+            Family::Gfx9 | Family::Gfx90a => Bits::new(18, 7),
         }
     }
     /// gfx940 cache-policy bits in [`crate::mir::CachePolicy`] order (SC0, NT, SC1). llvm-mc-19
@@ -687,17 +702,20 @@ pub const SRC_VGPR0: u32 = 256;
 /// GFX9 has M0 at 124 and no NULL register, and its SGPRs end at s101.
 pub fn sreg_field(reg: PhysReg, family: Family) -> Option<u32> {
     match reg {
-        // gfx942's s102-s105 are FLAT_SCRATCH and XNACK_MASK, which gcnc does not name.
-        r if r.is_plain_sgpr() && family == Family::Gfx9 && r.0 > 101 => None,
+        // GFX9's fields 104-105 are XNACK_MASK, which gcnc does not name; 102-103 are
+        // FLAT_SCRATCH (GFX11's s102-s103).
+        r if r.is_plain_sgpr() && family.is_gfx9() && r.0 > 101 => None,
         r if r.is_plain_sgpr() => Some(r.0 as u32),
+        PhysReg::FLAT_SCRATCH_LO if family.is_gfx9() => Some(102),
+        PhysReg::FLAT_SCRATCH_HI if family.is_gfx9() => Some(103),
         PhysReg::VCC | PhysReg::VCC_HI | PhysReg::EXEC | PhysReg::EXEC_HI => Some(reg.0 as u32),
         PhysReg::M0 => Some(match family {
             Family::Gfx11 => 125,
-            Family::Gfx9 => 124,
+            Family::Gfx9 | Family::Gfx90a => 124,
         }),
         PhysReg::NULL => match family {
             Family::Gfx11 => Some(124),
-            Family::Gfx9 => None,
+            Family::Gfx9 | Family::Gfx90a => None,
         },
         _ => None,
     }
@@ -714,9 +732,11 @@ pub fn aperture_field(reg: PhysReg) -> Option<u32> {
 pub fn field_sreg(value: u32, family: Family) -> Option<PhysReg> {
     match (value, family) {
         (0..=101, _) | (102..=105, Family::Gfx11) => Some(PhysReg::sgpr(value as u16)),
+        (102, Family::Gfx9 | Family::Gfx90a) => Some(PhysReg::FLAT_SCRATCH_LO),
+        (103, Family::Gfx9 | Family::Gfx90a) => Some(PhysReg::FLAT_SCRATCH_HI),
         (106 | 107 | 126 | 127, _) => Some(PhysReg(value as u16)),
         (124, Family::Gfx11) => Some(PhysReg::NULL),
-        (125, Family::Gfx11) | (124, Family::Gfx9) => Some(PhysReg::M0),
+        (125, Family::Gfx11) | (124, Family::Gfx9 | Family::Gfx90a) => Some(PhysReg::M0),
         _ => None,
     }
 }
@@ -767,7 +787,7 @@ const fn vop3_base(format: Format, family: Family) -> Option<u16> {
         (Format::Vopc, _) => Some(0),
         (Format::Vop2, _) => Some(0x100),
         (Format::Vop1, Family::Gfx11) => Some(0x180),
-        (Format::Vop1, Family::Gfx9) => Some(0x140),
+        (Format::Vop1, Family::Gfx9 | Family::Gfx90a) => Some(0x140),
         (Format::Vop3 | Format::Vop3sd, _) => Some(0),
         _ => None,
     }

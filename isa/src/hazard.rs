@@ -20,6 +20,14 @@
 //! would read the overwritten value); a non-SMEM instruction ends the run. It holds on GFX9
 //! where XNACK may be on, i.e. unless the target says `xnack-` ([`smem_clauses_replay`]).
 //!
+//! gfx90a's 64-bit shift bug (LLVM's `fixShift64HighRegBug`, `hasShift64HighRegBug`: the
+//! gfx90a instructions without gfx940's, i.e. [`Family::Gfx90a`]): `v_lshlrev_b64`,
+//! `v_lshrrev_b64` and `v_ashrrev_i64` misread a shift amount held in the last VGPR of an
+//! 8-register block (v7, v15, ...) when the VGPR after it is not allocated to the wave.
+//! LLVM moves the amount; gcnc allocates the VGPR after it instead
+//! ([`shift64_vgprs_needed`], which `regalloc`'s register count reads), and the emulator
+//! refuses the shift when the wave lacks it.
+//!
 //! Hard clauses (GFX10+, `s_clause`, LLVM's `SIInsertHardClauses`): `s_clause N` makes the
 //! next N + 1 instructions one clause, at most [`MAX_HARD_CLAUSE`] (GFX11's documented
 //! limit), all of one [`ClauseKind`] but for `s_nop`s between them; GFX11 keeps loads, stores
@@ -28,7 +36,7 @@
 use crate::mir::Inst;
 use crate::opcode::{Family, Format, Opcode};
 use crate::processor::{FeatureSetting, Generation, Processor};
-use crate::reg::PhysReg;
+use crate::reg::{PhysReg, RegType};
 use crate::table::{self, Field};
 
 /// The VGPRs (first register, count) that `inst` writes to memory after issue, when that
@@ -56,12 +64,31 @@ pub fn store_data_wait_states(processor: &Processor) -> u32 {
     }
 }
 
+/// The VGPRs a wave must have for `inst` to run right on `family` (gfx90a's 64-bit shift
+/// bug): for a 64-bit shift whose amount is in v(8k+7), the count that reaches the VGPR after
+/// it, 8k+9. `None` for every other instruction and family, and for an amount not in a VGPR.
+pub fn shift64_vgprs_needed(inst: &Inst, family: Family) -> Option<u16> {
+    if family != Family::Gfx90a
+        || !matches!(inst.opcode, Opcode::VLshlrevB64 | Opcode::VLshrrevB64 | Opcode::VAshrrevI64)
+    {
+        return None;
+    }
+    let amount = inst.ops.first()?.reg?;
+    (amount.reg_type() == RegType::Vgpr && amount.index() % 8 == 7).then_some(amount.index() + 2)
+}
+
 /// GFX9's DPP hazard (LLVM's `checkDPPHazards`; GFX10 and later interlock): wait states
 /// between a write of a VGPR (by any instruction) and a DPP operation reading it.
 pub const DPP_VGPR_WAIT_STATES: u32 = 2;
 
 /// GFX9's DPP hazard: wait states between a VALU write of EXEC and a DPP operation.
 pub const DPP_EXEC_WAIT_STATES: u32 = 5;
+
+/// GFX9's VMEM hazard (LLVM's `checkVMEMHazards`, `hasVMEMReadSGPRVALUDefHazard`: GFX8 and
+/// GFX9; GFX10 and later interlock): wait states between a VALU write of an SGPR (a
+/// `v_readfirstlane`, a carry, a compare) and a FLAT, GLOBAL or SCRATCH instruction reading it
+/// (`saddr`).
+pub const VMEM_SGPR_WAIT_STATES: u32 = 5;
 
 /// Whether runs of SMEM instructions on `processor` with the target's `xnack` setting may be
 /// replayed, so that a run must not write what it reads (the SMEM soft-clause rule).
@@ -99,6 +126,24 @@ mod tests {
         assert_eq!(wide_store_data(&narrow, f), None);
         let add = Inst::new(Opcode::VAddNcU32, &[Def::phys(PhysReg::vgpr(0), RegClass::V1)], &[v(1, 1), v(2, 1)]);
         assert_eq!(wide_store_data(&add, f), None);
+    }
+
+    /// gfx90a's 64-bit shift with its amount in v(8k+7) needs v(8k+8) allocated; an amount
+    /// elsewhere, an SGPR amount, another operation or gfx942 need nothing.
+    #[test]
+    fn gfx90a_shift64_amounts_at_a_block_end_need_the_next_vgpr() {
+        let shift = |op: Opcode, amount: Operand| {
+            Inst::new(op, &[Def::phys(PhysReg::vgpr(0), RegClass::V2)], &[amount, v(2, 2)])
+        };
+        for op in [Opcode::VLshlrevB64, Opcode::VLshrrevB64, Opcode::VAshrrevI64] {
+            assert_eq!(shift64_vgprs_needed(&shift(op, v(7, 1)), Family::Gfx90a), Some(9));
+            assert_eq!(shift64_vgprs_needed(&shift(op, v(255, 1)), Family::Gfx90a), Some(257));
+            assert_eq!(shift64_vgprs_needed(&shift(op, v(6, 1)), Family::Gfx90a), None);
+            assert_eq!(shift64_vgprs_needed(&shift(op, v(7, 1)), Family::Gfx9), None);
+            let s7 = Operand::phys(PhysReg::sgpr(7), RegClass::S1);
+            assert_eq!(shift64_vgprs_needed(&shift(op, s7), Family::Gfx90a), None);
+        }
+        assert_eq!(shift64_vgprs_needed(&shift(Opcode::VLshlrevB32, v(7, 1)), Family::Gfx90a), None);
     }
 }
 

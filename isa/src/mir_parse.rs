@@ -32,9 +32,11 @@ pub struct MirParseError {
 /// The opcode of each assembly name in `family` (pseudo-instructions included).
 fn by_name(family: Family) -> &'static HashMap<&'static str, Opcode> {
     static G9: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
+    static G90A: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
     static G11: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
     let cell = match family {
         Family::Gfx9 => &G9,
+        Family::Gfx90a => &G90A,
         Family::Gfx11 => &G11,
     };
     cell.get_or_init(|| {
@@ -82,6 +84,9 @@ fn phys_reg(text: &str) -> Option<(PhysReg, u8)> {
         "src_shared_limit" => Some((PhysReg::SRC_SHARED_LIMIT, 2)),
         "src_private_base" => Some((PhysReg::SRC_PRIVATE_BASE, 2)),
         "src_private_limit" => Some((PhysReg::SRC_PRIVATE_LIMIT, 2)),
+        "flat_scratch" => Some((PhysReg::FLAT_SCRATCH_LO, 2)),
+        "flat_scratch_lo" => Some((PhysReg::FLAT_SCRATCH_LO, 1)),
+        "flat_scratch_hi" => Some((PhysReg::FLAT_SCRATCH_HI, 1)),
         _ => None,
     };
     if special.is_some() {

@@ -3,14 +3,15 @@
 //!
 //! The hand-written entries below are the operations the first end-to-end kernels use, with
 //! their meaning; `tables/opcodes.rs`, generated with the opcode tables
-//! (`isa/scripts/gen_tables.py`), adds every other opcode that llvm-mc-19 accepts for gfx1100
-//! and gfx942 in the formats gcnc handles. A generated variant covers one operation in both
-//! families when the names agree or when GFX11 merely renamed GFX9's operation
-//! (`global_load_b32`/`global_load_dword`); otherwise it exists in one family only. Opcode
+//! (`isa/scripts/gen_tables.py`), adds every other opcode that llvm-mc-19 accepts for gfx1100,
+//! gfx942 and gfx90a in the formats gcnc handles. A generated variant covers one operation in
+//! every family when the names agree or when GFX11 merely renamed GFX9's operation
+//! (`global_load_b32`/`global_load_dword`); otherwise it exists in some families only. gfx90a
+//! names an operation as gfx942 does unless its entry gives a third pair. Opcode
 //! numbers, operand slots and modifiers live in the tables ([`crate::table`]), which
 //! [`crate::encoding`] and [`crate::operands`] read, keyed by these variants.
 
-use crate::processor::Generation;
+use crate::processor::{Generation, Processor};
 
 /// An instruction format (its encoding layout). A VOP1, VOP2 or VOPC operation may also be
 /// encoded as VOP3 (its `_e64` form): see [`crate::mir::Inst::vop3`].
@@ -57,38 +58,63 @@ pub enum Format {
     Mubuf,
 }
 
-/// Which family of encodings a processor uses.
+/// Which family of encodings a processor uses: the opcode table llvm-mc-19 gives for it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
-    /// GFX9 (and CDNA) names and encodings.
+    /// GFX9 names and encodings with the gfx940 instructions (gfx942's table).
     Gfx9,
+    /// gfx90a's GFX9 names and encodings (its own table): gfx942's but for what gfx940 added
+    /// or dropped, the cache-policy bits spelt `glc`/`slc` (gfx942's `sc0`/`nt`/`sc1`), and
+    /// scratch addresses in a VGPR or an SGPR, not both nor neither.
+    Gfx90a,
     /// GFX11 names and encodings.
     Gfx11,
 }
 
 impl Family {
-    /// The family of a generation, where gcnc encodes it (GFX10 and GFX12 come later).
-    pub fn of(generation: Generation) -> Option<Family> {
-        match generation {
-            Generation::Gfx9 => Some(Family::Gfx9),
+    /// The family of a processor, where gcnc encodes it: gfx90a's own, gfx942's for the other
+    /// GFX9 processors with the gfx940 instructions, gfx1100's for GFX11 (GFX10, GFX12 and
+    /// the GFX9 processors before gfx90a come later).
+    pub fn of(processor: &Processor) -> Option<Family> {
+        match processor.generation {
+            Generation::Gfx9 if processor.gfx940_insts => Some(Family::Gfx9),
+            Generation::Gfx9 if processor.gfx90a_insts => Some(Family::Gfx90a),
             Generation::Gfx11 => Some(Family::Gfx11),
-            Generation::Gfx10 | Generation::Gfx12 => None,
+            Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx12 => None,
         }
     }
 
-    /// The generation whose encodings the family is (the inverse of [`Family::of`]).
+    /// The generation whose encodings the family is.
     pub fn generation(self) -> Generation {
         match self {
-            Family::Gfx9 => Generation::Gfx9,
+            Family::Gfx9 | Family::Gfx90a => Generation::Gfx9,
             Family::Gfx11 => Generation::Gfx11,
         }
     }
+
+    /// Whether the family is one of GFX9's (gfx942's or gfx90a's): the rules the two share,
+    /// such as one counter for loads and stores and wave64 only.
+    pub fn is_gfx9(self) -> bool {
+        self.generation() == Generation::Gfx9
+    }
+}
+
+/// gfx90a's entry of an opcode: the third pair of the entry where it gives one, else
+/// gfx942's.
+macro_rules! gfx90a_or_gfx942 {
+    ($gfx942:expr; $gfx90a:expr) => {
+        $gfx90a
+    };
+    ($gfx942:expr;) => {
+        $gfx942
+    };
 }
 
 include!("tables/opcodes.rs");
 
 macro_rules! opcodes {
-    ($($(#[$doc:meta])* $variant:ident: ($f11:ident, $n11:literal), ($f9:ident, $n9:literal);)*) => {
+    ($($(#[$doc:meta])* $variant:ident: ($f11:ident, $n11:literal), ($f9:ident, $n9:literal)
+       $(, ($f90a:ident, $n90a:literal))?;)*) => {
         /// An operation. Variants are named after the GFX11 mnemonic (or GFX9's, where GFX11
         /// lacks it); pseudo-instructions start with `P`.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,9 +132,11 @@ macro_rules! opcodes {
                 // load instead of a match over every opcode, since the passes ask often.
                 const GFX11: &[&str] = &[$($n11,)*];
                 const GFX9: &[&str] = &[$($n9,)*];
+                const GFX90A: &[&str] = &[$(gfx90a_or_gfx942!($n9; $($n90a)?),)*];
                 match family {
                     Family::Gfx11 => GFX11[self as usize],
                     Family::Gfx9 => GFX9[self as usize],
+                    Family::Gfx90a => GFX90A[self as usize],
                 }
             }
 
@@ -116,9 +144,11 @@ macro_rules! opcodes {
             pub fn format(self, family: Family) -> Format {
                 const GFX11: &[Format] = &[$(Format::$f11,)*];
                 const GFX9: &[Format] = &[$(Format::$f9,)*];
+                const GFX90A: &[Format] = &[$(gfx90a_or_gfx942!(Format::$f9; $(Format::$f90a)?),)*];
                 match family {
                     Family::Gfx11 => GFX11[self as usize],
                     Family::Gfx9 => GFX9[self as usize],
+                    Family::Gfx90a => GFX90A[self as usize],
                 }
             }
         }
@@ -363,7 +393,7 @@ with_generated_opcodes! { opcodes {
     /// 64-bit shift left, operands reversed.
     VLshlrevB64: (Vop3, "v_lshlrev_b64"), (Vop3, "v_lshlrev_b64");
     /// `(src0 << src1) + src2` on 64 bits (gfx940+ only: gfx942 has it, gfx900 does not).
-    VLshlAddU64: (Vop3, ""), (Vop3, "v_lshl_add_u64");
+    VLshlAddU64: (Vop3, ""), (Vop3, "v_lshl_add_u64"), (Vop3, "");
     /// f32 fused multiply-add.
     VFmaF32: (Vop3, "v_fma_f32"), (Vop3, "v_fma_f32");
     /// 32-bit multiply, low half.

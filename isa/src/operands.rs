@@ -105,7 +105,7 @@ impl Shape {
     }
 }
 
-// The shapes of each family's opcodes, `GFX11` and `GFX9`: static data that `build.rs` writes
+// The shapes of each family's opcodes, `GFX11`, `GFX9` and `GFX90A`: static data that `build.rs` writes
 // from the opcode tables (a slot kind's `Loc` is in its table of kinds).
 include!(concat!(env!("OUT_DIR"), "/opcode_shapes.rs"));
 
@@ -116,6 +116,7 @@ pub fn shape_of(op: Opcode, family: Family) -> Option<Shape> {
     let shapes = match family {
         Family::Gfx11 => GFX11,
         Family::Gfx9 => GFX9,
+        Family::Gfx90a => GFX90A,
     };
     shapes.get(op as usize).copied().flatten()
 }
@@ -239,7 +240,7 @@ mod tests {
             // GFX10+ `v_cmpx` writes EXEC only; GFX9's also writes its SGPR (or VCC) destination.
             VCmpxLtU32 | VCmpxGtU32 | VCmpxEqU32 | VCmpxNeU32 => match family {
                 Family::Gfx11 => shape(&[], &[VS1, VS1], NONE),
-                Family::Gfx9 => shape(&[MASK], &[VS1, VS1], NONE),
+                Family::Gfx9 | Family::Gfx90a => shape(&[MASK], &[VS1, VS1], NONE),
             },
 
             GlobalLoadB32 => shape(&[V1], &[V2], NONE),

@@ -200,7 +200,7 @@ const GFX90A: Processor = Processor {
     max_waves_per_simd: 8,
     simd_vgprs_wave64: 512,
     vgpr_alloc_granule_wave64: 8,
-    verified: false,
+    verified: true,
     generic: None,
 };
 

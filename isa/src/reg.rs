@@ -36,6 +36,12 @@ impl PhysReg {
     pub const SRC_PRIVATE_LIMIT: PhysReg = PhysReg(238);
     /// The scalar condition code.
     pub const SCC: PhysReg = PhysReg(253);
+    /// GFX9's FLAT_SCRATCH_LO, the low dword of the scratch base that the prolog of a
+    /// processor without architected flat scratch sets (operand field 102, which GFX11 calls
+    /// s102; numbered apart so that it is no plain SGPR).
+    pub const FLAT_SCRATCH_LO: PhysReg = PhysReg(230);
+    /// GFX9's FLAT_SCRATCH_HI (operand field 103).
+    pub const FLAT_SCRATCH_HI: PhysReg = PhysReg(231);
     /// The first VGPR.
     pub const VGPR0: u16 = 256;
     /// The first AGPR.
@@ -198,6 +204,9 @@ pub fn reg_name(reg: PhysReg, size: u8) -> String {
         (PhysReg::SRC_SHARED_LIMIT, _) => Some("src_shared_limit"),
         (PhysReg::SRC_PRIVATE_BASE, _) => Some("src_private_base"),
         (PhysReg::SRC_PRIVATE_LIMIT, _) => Some("src_private_limit"),
+        (PhysReg::FLAT_SCRATCH_LO, 2) => Some("flat_scratch"),
+        (PhysReg::FLAT_SCRATCH_LO, _) => Some("flat_scratch_lo"),
+        (PhysReg::FLAT_SCRATCH_HI, _) => Some("flat_scratch_hi"),
         _ => None,
     };
     if let Some(name) = special {

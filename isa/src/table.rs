@@ -371,6 +371,11 @@ pub struct Flags {
     pub even: bool,
     /// DS: two 8-bit offsets (`offset0:`, `offset1:`) instead of one 16-bit one.
     pub offset2: bool,
+    /// SCRATCH: the address is a VGPR or an SGPR, not both nor neither (gfx90a, which has no
+    /// SVS or ST mode).
+    pub oneaddr: bool,
+    /// FLAT, GLOBAL: no SCC cache-policy bit (gfx90a's float atomics).
+    pub noscc: bool,
     /// The printed width of `op_sel` when it differs from the sources plus the destination
     /// (`v_fmac_f16_e64`, whose tied third source counts).
     pub opselw: u8,
@@ -416,6 +421,8 @@ impl Flags {
         nooff: false,
         even: false,
         offset2: false,
+        oneaddr: false,
+        noscc: false,
         opselw: 0,
         wmma: false,
         cpol: false,
@@ -756,6 +763,7 @@ pub fn table(family: Family) -> &'static Table {
     match family {
         Family::Gfx11 => &GFX11,
         Family::Gfx9 => &GFX9,
+        Family::Gfx90a => &GFX90A,
     }
 }
 

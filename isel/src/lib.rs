@@ -31,4 +31,4 @@ mod select;
 
 pub use error::IselError;
 pub use hw::strip_implicit;
-pub use select::{select, Selected};
+pub use select::{select, select_with, Selected};

@@ -1,6 +1,6 @@
 //! The memory-model table test: for each (target, operation, ordering, scope) the sequence
 //! isel selects for one atomic, fence, barrier or flagged access (global and LDS; gfx1100 in
-//! WGP and CU mode, gfx942 with and without tgsplit), compared with the sequence
+//! WGP and CU mode, gfx942 and gfx90a with and without tgsplit), compared with the sequence
 //! AMDGPUUsage's memory-model code-sequence tables prescribe (each row cites its line in
 //! /work/shared/seeds/AMDGPUUsage-new.txt). The operation follows a global load, a global
 //! store and an LDS store, so every counter has something outstanding and no wait of the
@@ -9,7 +9,8 @@
 //!
 //! Notation: `s_waitcnt vmcnt(0) lgkmcnt(0)` is one `s_waitcnt` with those counters,
 //! `s_waitcnt_vscnt 0` waits for the store counter; `cpol:N` gives the cache-policy bits
-//! (gfx1100 glc = 1; gfx942 sc0 = 1, sc1 = 4). The RMW is `atomic_rmw.add` without return.
+//! (gfx1100 and gfx90a glc = 1; gfx942 sc0 = 1, sc1 = 4). The RMW is `atomic_rmw.add` without
+//! return.
 
 use frontend_ir::parser::parse_module;
 use isa::mir::Function;
@@ -129,7 +130,71 @@ fn table() -> Vec<(&'static str, &'static str, &'static str, &'static str, Strin
     let cu = "gfx1100:32:cumode";
     let g9 = "gfx942:64";
     let tg = "gfx942:64:tgsplit";
+    let a = "gfx90a:64";
+    let atg = "gfx90a:64:tgsplit";
     vec![
+        // GFX90A, not tgsplit: GFX942's waits; glc instead of the scope bits, no writeback at
+        // agent scope, buffer_wbinvl1_vol (and buffer_invl2 at system scope) for buffer_inv.
+        (a, "load", "relaxed", "workgroup", s("global_load_dword"), 6635),
+        (a, "load", "relaxed", "agent", s("global_load_dword cpol:1"), 6643),
+        (a, "load", "relaxed", "system", s("global_load_dword cpol:1"), 6645),
+        (a, "store", "relaxed", "system", s("global_store_dword"), 6651),
+        (a, "rmw", "relaxed", "system", s("global_atomic_add"), 6661),
+        (a, "load", "acquire", "wavefront", s("global_load_dword"), 6669),
+        (a, "load", "acquire", "workgroup", s("global_load_dword"), 6672),
+        (a, "load", "acquire", "agent", s("global_load_dword cpol:1; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 6740),
+        (a, "load", "acquire", "system", s("global_load_dword cpol:1; s_waitcnt vmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 6760),
+        (a, "load", "seq_cst", "workgroup", s("s_waitcnt lgkmcnt(0); global_load_dword"), 8382),
+        (a, "load", "seq_cst", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0); global_load_dword cpol:1; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 8474),
+        (a, "store", "release", "workgroup", s("s_waitcnt lgkmcnt(0); global_store_dword"), 7234),
+        (a, "store", "release", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0); global_store_dword"), 7269),
+        (a, "store", "release", "system", s("buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0); global_store_dword"), 7311),
+        (a, "rmw", "acquire", "workgroup", s("global_atomic_add"), 6847),
+        (a, "rmw", "acquire", "agent", s("global_atomic_add; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 6915),
+        (a, "rmw", "acquire", "system", s("global_atomic_add; s_waitcnt vmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 6935),
+        (a, "rmw", "release", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0); global_atomic_add"), 7405),
+        (a, "rmw", "release", "system", s("buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0); global_atomic_add"), 7445),
+        (a, "rmw", "acq_rel", "workgroup", s("s_waitcnt lgkmcnt(0); global_atomic_add"), 7673),
+        (a, "rmw", "acq_rel", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0); global_atomic_add; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 7805),
+        (a, "rmw", "acq_rel", "system", s("buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0); global_atomic_add; s_waitcnt vmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 7864),
+        (a, "casr", "acquire", "agent", s("global_atomic_cmpswap cpol:1; s_waitcnt vmcnt(0); buffer_wbinvl1_vol; global_store_dword"), 6915),
+        (a, "fence", "acquire", "workgroup", s("s_waitcnt lgkmcnt(0)"), 7020),
+        (a, "fence", "acquire", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0); buffer_wbinvl1_vol"), 7082),
+        (a, "fence", "acquire", "system", s("s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 7151),
+        (a, "fence", "release", "workgroup", s("s_waitcnt lgkmcnt(0)"), 7497),
+        (a, "fence", "release", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0)"), 7544),
+        (a, "fence", "release", "system", s("buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0)"), 7599),
+        (a, "fence", "acq_rel", "workgroup", s("s_waitcnt lgkmcnt(0)"), 8081),
+        (a, "fence", "acq_rel", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0); buffer_wbinvl1_vol"), 8187),
+        (a, "fence", "acq_rel", "system", s("buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 8274),
+        (a, "barrier", "-", "-", s("s_waitcnt lgkmcnt(0); s_barrier"), 8081),
+        (a, "lds_load", "acquire", "workgroup", s("ds_read_b32; s_waitcnt lgkmcnt(0)"), 6693),
+        (a, "lds_rmw", "acquire", "workgroup", s("ds_add_u32; s_waitcnt lgkmcnt(0)"), 6869),
+        (a, "flat_load", "acquire", "workgroup", s("flat_load_dword; s_waitcnt lgkmcnt(0)"), 6711),
+        (a, "flat_load", "acquire", "agent", s("flat_load_dword cpol:1; s_waitcnt vmcnt(0) lgkmcnt(0); buffer_wbinvl1_vol"), 6786),
+        (a, "flat_load", "acquire", "system", s("flat_load_dword cpol:1; s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 6810),
+        (a, "flat_rmw", "acquire", "agent", s("flat_atomic_add; s_waitcnt vmcnt(0) lgkmcnt(0); buffer_wbinvl1_vol"), 6961),
+        (a, "flat_rmw", "acq_rel", "agent", s("s_waitcnt vmcnt(0) lgkmcnt(0); flat_atomic_add; s_waitcnt vmcnt(0) lgkmcnt(0); buffer_wbinvl1_vol"), 7937),
+        (a, "flat_rmw", "acq_rel", "system", s("buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0); flat_atomic_add; s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 8001),
+        (a, "nt_load", "-", "-", s("global_load_dword cpol:3"), 6585),
+        (a, "nt_store", "-", "-", s("global_store_dword cpol:3"), 6608),
+        (a, "vol_load", "-", "-", s("global_load_dword cpol:1; s_waitcnt vmcnt(0)"), 6588),
+        (a, "vol_store", "-", "-", s("global_store_dword; s_waitcnt vmcnt(0)"), 6611),
+        (a, "av_load", "-", "agent", s("global_load_dword cpol:1"), 6643),
+        (a, "av_store", "-", "system", s("global_store_dword"), 6651),
+        // GFX90A in threadgroup-split mode: vmcnt for lgkmcnt, glc on workgroup loads, and the
+        // workgroup acquire's buffer_wbinvl1_vol.
+        (atg, "load", "relaxed", "workgroup", s("global_load_dword cpol:1"), 6635),
+        (atg, "load", "acquire", "workgroup", s("global_load_dword cpol:1; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 6672),
+        (atg, "load", "acquire", "system", s("global_load_dword cpol:1; s_waitcnt vmcnt(0); buffer_invl2; buffer_wbinvl1_vol"), 6760),
+        (atg, "store", "release", "workgroup", s("s_waitcnt vmcnt(0); global_store_dword"), 7234),
+        (atg, "store", "release", "system", s("buffer_wbl2; s_waitcnt vmcnt(0); global_store_dword"), 7311),
+        (atg, "rmw", "acquire", "workgroup", s("global_atomic_add; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 6847),
+        (atg, "rmw", "acq_rel", "workgroup", s("s_waitcnt vmcnt(0); global_atomic_add; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 7673),
+        (atg, "fence", "acquire", "workgroup", s("s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 7020),
+        (atg, "fence", "acq_rel", "agent", s("s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 8187),
+        (atg, "flat_load", "acquire", "workgroup", s("flat_load_dword cpol:1; s_waitcnt vmcnt(0); buffer_wbinvl1_vol"), 6711),
+        (atg, "flat_rmw", "acq_rel", "workgroup", s("s_waitcnt vmcnt(0); flat_atomic_add; s_waitcnt vmcnt(0) lgkmcnt(0); buffer_wbinvl1_vol"), 7747),
         // GFX10-GFX11, WGP mode.
         (g11, "load", "acquire", "wavefront", s("global_load_b32"), 10957),
         (g11, "load", "acquire", "workgroup", s("global_load_b32 cpol:1; s_waitcnt vmcnt(0); buffer_gl0_inv"), 10960),
@@ -415,7 +480,15 @@ fn lds_and_barriers_are_refused_in_tgsplit_mode() {
 /// agent scope (no target here has clusters).
 #[test]
 fn every_ordering_and_scope_is_selected() {
-    let targets = ["gfx1100:32", "gfx1100:32:cumode", "gfx1100:64", "gfx942:64", "gfx942:64:tgsplit"];
+    let targets = [
+        "gfx1100:32",
+        "gfx1100:32:cumode",
+        "gfx1100:64",
+        "gfx942:64",
+        "gfx942:64:tgsplit",
+        "gfx90a:64",
+        "gfx90a:64:tgsplit",
+    ];
     let ops = [
         "load",
         "store",
@@ -473,7 +546,7 @@ fn every_ordering_and_scope_is_selected() {
         }
     }
     println!("{selected} (target, operation, ordering, scope) sequences selected");
-    assert!(selected > 900);
+    assert!(selected > 1300);
 }
 
 /// The hardware has no atomics on scratch: an atomic through a generic pointer that is a
@@ -494,7 +567,7 @@ fn flat_atomics_on_private_memory_are_refused() {
         );
         let module = parse_module(&src).unwrap_or_else(|e| panic!("{}", e.render(&src, "private")));
         let (id, _) = module.kernels().next().unwrap();
-        for spec in ["gfx1100:32", "gfx942:64"] {
+        for spec in ["gfx1100:32", "gfx942:64", "gfx90a:64"] {
             let got = isel::select(&module, id, &target(spec));
             match got {
                 Err(e) if refused => assert!(e.to_string().contains("scratch has no atomics"), "{spec}: {e}"),

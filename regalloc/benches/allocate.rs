@@ -31,7 +31,7 @@ fn time_per_inst(funcs: &[Function], budget: Duration, mut stage: impl FnMut(&mu
 
 fn main() {
     let proc = Processor::find("gfx1100").unwrap();
-    let family = Family::of(proc.generation).unwrap();
+    let family = Family::of(proc).unwrap();
     println!(
         "{:>9} {:>9} {:>12} {:>12} {:>12} {:>12}",
         "size", "functions", "ns/inst", "liveness", "assign", "ssa_elim"

@@ -61,9 +61,18 @@ impl RegisterDemand {
     }
 
     /// The waves per SIMD a kernel needing exactly this many registers could reach (VCC
-    /// assumed used, as nearly every kernel does).
+    /// assumed used, as nearly every kernel does, and XNACK_MASK and, without architected flat
+    /// scratch, FLAT_SCRATCH reserved, which spills to scratch would set up).
     pub fn occupancy(&self, proc: &Processor, wave_size: u32) -> Occupancy {
-        let regs = RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: true, wave_size };
+        let regs = RegisterUse {
+            vgprs: self.vgprs,
+            agprs: self.agprs,
+            sgprs: self.sgprs,
+            uses_vcc: true,
+            xnack_mask: true,
+            flat_scratch: proc.flat_scratch == isa::processor::FlatScratch::Absolute,
+            wave_size,
+        };
         occupancy(proc, &regs)
     }
 }

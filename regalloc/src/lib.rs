@@ -36,6 +36,7 @@ pub mod validate;
 
 use demand::{RegisterDemand, RegisterUse, FILE_TYPES};
 use isa::mir::Function;
+use isa::opcode::Family;
 use isa::processor::Processor;
 use isa::reg::{PhysReg, RegType, Temp};
 use runtime_abi::occupancy::Occupancy;
@@ -64,7 +65,8 @@ pub struct Allocation {
 
 impl Allocation {
     /// The registers `func` uses, read from its operands and results (the kernel's inputs
-    /// included, since the hardware writes them).
+    /// included, since the hardware writes them), and on gfx90a the VGPR after a 64-bit
+    /// shift's amount at the end of an 8-VGPR block (`isa::hazard::shift64_vgprs_needed`).
     pub fn measure(func: &Function) -> Allocation {
         let mut alloc = Allocation::default();
         for inst in func.blocks.iter().flat_map(|b| b.insts.iter()) {
@@ -80,13 +82,25 @@ impl Allocation {
                 }
                 alloc.uses_vcc |= reg == PhysReg::VCC || reg == PhysReg::VCC_HI;
             }
+            // gfx90a's 64-bit shifts read past an amount at the end of an 8-VGPR block.
+            if let Some(needed) = isa::hazard::shift64_vgprs_needed(inst, func.family) {
+                alloc.vgprs = alloc.vgprs.max(needed);
+            }
         }
         alloc
     }
 
     /// The registers used, as the kernel descriptor and the metadata take them.
     pub fn register_use(&self, wave_size: u32) -> RegisterUse {
-        RegisterUse { vgprs: self.vgprs, agprs: self.agprs, sgprs: self.sgprs, uses_vcc: self.uses_vcc, wave_size }
+        RegisterUse {
+            vgprs: self.vgprs,
+            agprs: self.agprs,
+            sgprs: self.sgprs,
+            uses_vcc: self.uses_vcc,
+            xnack_mask: true,
+            flat_scratch: false,
+            wave_size,
+        }
     }
 
     /// The waves per SIMD this allocation allows on `proc` in waves of `wave_size` (on
@@ -147,6 +161,13 @@ pub enum AllocError {
     /// A temporary is defined more than once (the MIR is not SSA).
     #[error("{0} is defined more than once")]
     DefinedTwice(Temp),
+    /// VGPRs must spill to scratch, which the kernel cannot reach: its processor has no
+    /// architected flat scratch and its entry does not set FLAT_SCRATCH up (`Spilling::scratch`).
+    #[error("@{kernel}: VGPRs spill to scratch, which the kernel does not set up")]
+    NoScratch {
+        /// The kernel.
+        kernel: String,
+    },
     /// The input asks for something the allocator does not do.
     #[error("@{kernel}, BB{block}: register allocation does not support {what}")]
     Unsupported {
@@ -211,12 +232,16 @@ pub struct Spilling {
     /// SGPRs at the top of the file kept out of allocation altogether (the emitter's long
     /// branches need a pair above every SGPR the kernel uses).
     pub reserved_sgprs: u16,
+    /// Whether VGPRs may spill to scratch: the hardware sets FLAT_SCRATCH up (architected flat
+    /// scratch), or the kernel's entry does (isel's `select_with` asked for scratch).
+    pub scratch: bool,
 }
 
 impl Spilling {
     /// Every file's size as the target, and scratch from its start.
     pub fn new(proc: &Processor) -> Spilling {
-        Spilling { target: spill::file_limits(proc), scratch_base: 0, reserved_sgprs: 0 }
+        let scratch = proc.flat_scratch == isa::processor::FlatScratch::Architected;
+        Spilling { target: spill::file_limits(proc), scratch_base: 0, reserved_sgprs: 0, scratch }
     }
 }
 
@@ -225,29 +250,35 @@ impl Spilling {
 const SPILL_ROUNDS: u32 = 4;
 
 impl Spilling {
-    /// What to aim at in round `round` (1, 2, ...) after an attempt that failed with `error`:
-    /// lower in the file that had no room by what was missing and a little more, or `None`
-    /// when `error` is not one that spilling more can mend or the rounds are spent. Rounds
-    /// start over from the same input: [`allocate_with`] keeps a copy for them, and a caller
-    /// that can rebuild the input (the compiler, whose earlier stages are deterministic)
-    /// calls [`allocate_once`] and spares the copy.
-    pub fn retry(&self, proc: &Processor, error: &AllocError, round: u32) -> Option<Spilling> {
+    /// What to aim at in round `round` (1, 2, ...) after an attempt on a function of `family`
+    /// that failed with `error`: lower in the file that had no room by what was missing and a
+    /// little more, or `None` when `error` is not one that spilling more can mend or the rounds
+    /// are spent. Rounds start over from the same input: [`allocate_with`] keeps a copy for
+    /// them, and a caller that can rebuild the input (the compiler, whose earlier stages are
+    /// deterministic) calls [`allocate_once`] and spares the copy.
+    pub fn retry(&self, proc: &Processor, family: Family, error: &AllocError, round: u32) -> Option<Spilling> {
         match *error {
             AllocError::DemandTooHigh { file, demand, limit, .. } if round <= SPILL_ROUNDS && file != RegType::Agpr => {
+                let (_, target) = self.bounds(proc, family);
                 let fi = demand::file_index(file);
-                let target = self.target.min(self.limits(proc));
                 let lower = target.of(fi).saturating_sub(demand.saturating_sub(limit).max(1) + 2 * round as u16);
-                Some(Spilling { target: target.with(fi, lower), ..*self })
+                let target = target.with(fi, lower);
+                // Kept as `bounds` reads it: with the SGPR of the spill base, which it leaves out.
+                let base = u16::from(spill::needs_spill_base(family, self));
+                Some(Spilling { target: target.with(0, target.sgprs + base), ..*self })
             }
             _ => None,
         }
     }
 
-    /// The registers allocation may use on `proc`: each file's size, the reserved SGPRs
-    /// left out.
-    fn limits(&self, proc: &Processor) -> RegisterDemand {
+    /// The registers allocation may use on `proc` for a function of `family` (each file's
+    /// size; the reserved SGPRs and, on gfx90a, one SGPR for the address of scratch spills
+    /// left out), and the demand it spills down to within them.
+    fn bounds(&self, proc: &Processor, family: Family) -> (RegisterDemand, RegisterDemand) {
         let files = spill::file_limits(proc);
-        files.with(0, files.sgprs.saturating_sub(self.reserved_sgprs))
+        let base = u16::from(spill::needs_spill_base(family, self));
+        let limits = files.with(0, files.sgprs.saturating_sub(self.reserved_sgprs + base));
+        (limits, self.target.with(0, self.target.sgprs.saturating_sub(base)).min(limits))
     }
 }
 
@@ -260,7 +291,7 @@ pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling)
         match allocate_once(func, proc, &spilling) {
             Err(e) => {
                 round += 1;
-                spilling = spilling.retry(proc, &e, round).ok_or(e)?;
+                spilling = spilling.retry(proc, func.family, &e, round).ok_or(e)?;
                 *func = input.clone();
             }
             result => return result,
@@ -272,8 +303,8 @@ pub fn allocate_with(func: &mut Function, proc: &Processor, spilling: &Spilling)
 /// error, `func` is left half allocated, and [`Spilling::retry`] says whether another attempt,
 /// from the same input, may succeed.
 pub fn allocate_once(func: &mut Function, proc: &Processor, spilling: &Spilling) -> Result<Allocation, AllocError> {
-    let limits = spilling.limits(proc);
-    attempt(func, proc, limits, spilling.target.min(limits), spilling.scratch_base)
+    let (limits, target) = spilling.bounds(proc, func.family);
+    attempt(func, proc, limits, target, spilling)
 }
 
 /// One attempt within the register `limits`, spilling down to `target`.
@@ -282,7 +313,7 @@ fn attempt(
     proc: &Processor,
     limits: RegisterDemand,
     target: RegisterDemand,
-    scratch_base: u32,
+    spilling: &Spilling,
 ) -> Result<Allocation, AllocError> {
     let live = liveness::analyze(func, proc)?;
     let spill::Spilled { live, stats: spilled, remats } = spill::spill(func, live, proc, target)?;
@@ -293,13 +324,15 @@ fn attempt(
         validate::validate_spilled(&before, func, proc, &remats).map_err(AllocError::Invalid)?;
     }
     let free_agpr = Allocation::measure(func).agprs;
-    let spilled = spill::lower(func, proc, free_agpr, target.agprs, scratch_base, &spilled)?;
+    let spilled = spill::lower(func, proc, free_agpr, target.agprs, spilling, &spilled)?;
     let mut alloc = Allocation::measure(func);
     alloc.demand = live.max_demand;
     alloc.moved = stats.moved;
     alloc.spills = spilled;
+    // The SGPR that addresses scratch spills (gfx90a) sits just above the allocated ones.
+    let base = spill::needs_spill_base(func.family, spilling);
     for (file, used) in FILE_TYPES.into_iter().zip([alloc.sgprs, alloc.vgprs, alloc.agprs]) {
-        let limit = limits.of(demand::file_index(file));
+        let limit = limits.of(demand::file_index(file)) + u16::from(base && file == RegType::Sgpr);
         if used > limit {
             return Err(AllocError::DemandTooHigh { kernel: func.name.clone(), file, demand: used, limit });
         }

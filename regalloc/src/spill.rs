@@ -48,7 +48,7 @@ use crate::AllocError;
 use isa::encoding::global;
 use isa::mir::{Def, Function, Inst, Operand, OperandKind};
 use isa::opcode::{Family, Opcode};
-use isa::processor::{FlatScratch, Processor};
+use isa::processor::Processor;
 use isa::reg::{PhysReg, RegClass, RegType, Temp};
 use smallvec::SmallVec;
 
@@ -1144,9 +1144,10 @@ pub fn lower(
     proc: &Processor,
     free_agpr: u16,
     agpr_limit: u16,
-    scratch_base: u32,
+    spilling: &crate::Spilling,
     stats: &SpillStats,
 ) -> Result<SpillStats, AllocError> {
+    let scratch_base = spilling.scratch_base;
     let kernel = func.name.clone();
     let internal = |message: &str| AllocError::Internal { kernel: kernel.clone(), message: message.into() };
     let family = func.family;
@@ -1158,15 +1159,22 @@ pub fn lower(
     stats.agprs = in_agprs as u16;
     stats.scratch_bytes = 4 * (stats.vgpr_slots - in_agprs);
     if stats.scratch_bytes > 0 {
-        if proc.flat_scratch == FlatScratch::Absolute {
+        if !spilling.scratch {
             // The kernel would have to set FLAT_SCRATCH up from its inputs first.
-            let what = "VGPR spills to scratch without architected flat scratch";
-            return Err(AllocError::Unsupported { kernel, block: 0, what });
+            return Err(AllocError::NoScratch { kernel });
         }
         let end = scratch_base.saturating_add(stats.scratch_bytes);
         if end > scratch_reach(family) + 1 {
             return Err(AllocError::SpillAreaTooFar { kernel, end, reach: scratch_reach(family) + 1 });
         }
+    }
+    let used_sgprs = crate::Allocation::measure(func).sgprs;
+    let base = (needs_spill_base(family, spilling) && stats.scratch_bytes > 0).then(|| PhysReg::sgpr(used_sgprs));
+    if let (Some(base), Some(entry)) = (base, func.blocks.first_mut()) {
+        // Zeroed first thing, after the inputs' definition: nothing else writes it.
+        let at = usize::from(entry.insts.first().is_some_and(|i| i.opcode == Opcode::PStartPgm));
+        let zero = Inst::new(Opcode::SMovB32, &[Def::phys(base, RegClass::S1)], &[Operand::constant(0)]);
+        entry.insts.insert(at, zero);
     }
     for block in &mut func.blocks {
         if !block.insts.iter().any(|i| matches!(i.opcode, Opcode::PStartLinearVgpr | Opcode::PSpill | Opcode::PReload))
@@ -1246,6 +1254,9 @@ pub fn lower(
                         } else {
                             Inst::new(opcode, &[Def::phys(part.0, part.1)], &[])
                         };
+                        if let Some(base) = base {
+                            access.ops.push(Operand::phys(base, RegClass::S1));
+                        }
                         access.fields.offset = (scratch_base + offset + 4 * u32::from(first - agpr_dwords)) as i32;
                         out.push(access);
                     }
@@ -1256,6 +1267,15 @@ pub fn lower(
         block.insts = out;
     }
     Ok(stats)
+}
+
+/// Whether VGPR spills to scratch in `family` need an SGPR that holds 0 as their address: its
+/// scratch instructions take no immediate-only address (gfx90a, which has no ST mode: the
+/// address is a VGPR or an SGPR). Allocation then keeps one SGPR free, the first above those
+/// the kernel uses takes the 0, at the kernel's entry. Not where spills reach scratch with
+/// `off, off` (gfx942, GFX11) or not at all.
+pub(crate) fn needs_spill_base(family: Family, spilling: &crate::Spilling) -> bool {
+    spilling.scratch && isa::table::info(Opcode::ScratchStoreB32, family).is_some_and(|i| i.flags.oneaddr)
 }
 
 /// The scratch store (`spill`) or load of `dwords` dwords.
@@ -1417,9 +1437,12 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         );
         // Through assignment, the validator and the lowering: a lane written and read back.
         let mut f = parse(STRAIGHT);
-        let alloc =
-            crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 0, reserved_sgprs: 0 })
-                .unwrap();
+        let alloc = crate::allocate_with(
+            &mut f,
+            proc(),
+            &crate::Spilling { target, scratch_base: 0, ..crate::Spilling::new(proc()) },
+        )
+        .unwrap();
         assert_eq!(alloc.spills.sgpr_lanes, 1);
         let out = f.to_string();
         assert!(out.contains("v_writelane_b32") && out.contains("v_readlane_b32"), "{out}");
@@ -1450,9 +1473,12 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         assert_eq!(text_after[1..3], ["p_logical_start", "p_spill %1:v1(kill), 0x0"]);
         assert_eq!(text_after[6..8], ["%7:v1 = p_reload 0x0", "%5:v1 = v_add_nc_u32 %4:v1(kill), %7:v1(kill)"]);
         let mut f = parse(text);
-        let alloc =
-            crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 16, reserved_sgprs: 0 })
-                .unwrap();
+        let alloc = crate::allocate_with(
+            &mut f,
+            proc(),
+            &crate::Spilling { target, scratch_base: 16, ..crate::Spilling::new(proc()) },
+        )
+        .unwrap();
         assert_eq!((alloc.spills.scratch_bytes, alloc.vgprs), (4, 2));
         let out = f.to_string();
         assert!(
@@ -1502,9 +1528,12 @@ BB0: /* logical preds:  / linear preds:  / uniform */
         }
         // Through assignment and the validator, which checks the recomputations.
         let mut f = parse(REMAT);
-        let alloc =
-            crate::allocate_with(&mut f, proc(), &crate::Spilling { target, scratch_base: 0, reserved_sgprs: 0 })
-                .unwrap();
+        let alloc = crate::allocate_with(
+            &mut f,
+            proc(),
+            &crate::Spilling { target, scratch_base: 0, ..crate::Spilling::new(proc()) },
+        )
+        .unwrap();
         assert!(alloc.vgprs <= 3 && alloc.spills.remats >= 1, "{alloc:?}");
     }
 

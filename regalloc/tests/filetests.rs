@@ -139,7 +139,7 @@ fn allocate_all(case: &Case) -> Result<String, String> {
     let mut out = String::new();
     if case.mir {
         for target in &case.targets {
-            let family = Family::of(target.generation()).ok_or("no encoding family for the target")?;
+            let family = Family::of(target.processor()).ok_or("no encoding family for the target")?;
             let mir = parse_function(&case.source, family).map_err(|e| e.to_string())?;
             if mir.wave_size != target.wave_size {
                 return Err(format!("the function is wave{}, the target wave{}", mir.wave_size, target.wave_size));

@@ -18,7 +18,7 @@ const TARGETS: [(&str, u32); 3] = [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 
 fn target(seed: u64) -> (&'static Processor, u32, Family) {
     let (name, wave) = TARGETS[(seed % 3) as usize];
     let proc = Processor::find(name).unwrap();
-    (proc, wave, Family::of(proc.generation).unwrap())
+    (proc, wave, Family::of(proc).unwrap())
 }
 
 /// Whether generated function `seed` on `proc` has AGPR values: two thirds of those for a
@@ -197,7 +197,11 @@ fn generated_functions_spill_to_low_targets_and_validate() {
         // Every third function keeps the SGPRs above the target out of allocation altogether
         // (as the emitter's long branches need): then no assignment may reach them.
         let reserved_sgprs = if seed % 3 == 0 { proc.sgprs - target.sgprs } else { 0 };
-        match regalloc::allocate_with(&mut f, proc, &regalloc::Spilling { target, scratch_base: 0, reserved_sgprs }) {
+        match regalloc::allocate_with(
+            &mut f,
+            proc,
+            &regalloc::Spilling { target, scratch_base: 0, reserved_sgprs, ..regalloc::Spilling::new(proc) },
+        ) {
             Ok(alloc) => {
                 assert!(
                     alloc.sgprs <= proc.sgprs - reserved_sgprs && alloc.vgprs <= proc.vgprs,

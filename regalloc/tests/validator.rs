@@ -15,7 +15,7 @@ use regalloc::validate::validate;
 /// allocation.
 fn allocated(seed: u64) -> Option<(Function, Function, &'static Processor)> {
     let proc = Processor::find(if seed.is_multiple_of(2) { "gfx942" } else { "gfx1100" }).unwrap();
-    let family = Family::of(proc.generation).unwrap();
+    let family = Family::of(proc).unwrap();
     let mut config = Config::new(64, 20 + (seed % 60) as usize);
     config.max_depth = (seed % 3) as u32;
     let before = function(seed, family, &config);

@@ -16,10 +16,10 @@
 
 use std::fmt::Write;
 
-use isa::processor::{Feature, FeatureSetting, FlatScratch};
+use isa::processor::{Feature, FlatScratch};
 use thiserror::Error;
 
-use crate::descriptor::{extra_sgprs, set_register_counts_with_extra, total_vgprs, RegisterUse};
+use crate::descriptor::{extra_sgprs, reserves_xnack_mask, set_register_counts_with_extra, total_vgprs, RegisterUse};
 use crate::directives::{descriptor_fields, DescriptorField, REGISTER_DIRECTIVES};
 use crate::elf::{code_end_padding, metadata_of, validate, CodeObject, KernelCode};
 use crate::inspect::{msgpack, Doc};
@@ -187,7 +187,7 @@ fn kernel_directives(
     }
 
     let flat_scratch = desc.props.enable_sgpr_flat_scratch_init;
-    let xnack_mask = proc.supports(Feature::Xnack) && obj.target.xnack != FeatureSetting::Off;
+    let xnack_mask = reserves_xnack_mask(&obj.target);
     let [next_free_vgpr, next_free_sgpr, reserve_vcc, reserve_flat_scratch, reserve_xnack_mask] = REGISTER_DIRECTIVES;
     let free = [(next_free_vgpr, i64::from(total_vgprs(proc, regs))), (next_free_sgpr, i64::from(regs.sgprs))];
     let mut reserve = vec![(reserve_vcc, i64::from(regs.uses_vcc))];

@@ -8,7 +8,7 @@
 //! that have it give both its encoder and its decoder, and the bits no field covers are the
 //! reserved mask that [`KernelDescriptor::decode`] checks.
 
-use isa::processor::{Feature, FlatScratch, Generation, Processor, Target};
+use isa::processor::{Feature, FeatureSetting, FlatScratch, Generation, Processor, Target, TargetId};
 
 use crate::AbiError;
 
@@ -511,8 +511,21 @@ pub struct RegisterUse {
     pub sgprs: u16,
     /// Whether VCC is used (`.amdhsa_reserve_vcc`).
     pub uses_vcc: bool,
+    /// Whether XNACK_MASK is reserved where the processor has it (`.amdhsa_reserve_xnack_mask`):
+    /// unless the target ID says `xnack-` ([`reserves_xnack_mask`]); true is the conservative
+    /// choice when the target is not known.
+    pub xnack_mask: bool,
+    /// Whether the kernel sets FLAT_SCRATCH up (a private segment without architected flat
+    /// scratch: FLAT_SCRATCH_INIT enabled), so that it counts among the extra SGPRs.
+    pub flat_scratch: bool,
     /// Lanes per wave, 32 or 64.
     pub wave_size: u32,
+}
+
+/// Whether code for `target` reserves XNACK_MASK: on a processor with xnack, unless the target
+/// ID says `xnack-` (as clang-19 does: gfx90a's vadd counts 12 SGPRs, 9 with `xnack-`).
+pub fn reserves_xnack_mask(target: &TargetId) -> bool {
+    target.processor.supports(Feature::Xnack) && target.xnack != FeatureSetting::Off
 }
 
 fn align_up(value: u32, align: u32) -> u32 {
@@ -545,12 +558,11 @@ pub fn extra_sgprs(proc: &Processor, uses_vcc: bool, uses_flat_scratch: bool, us
 /// plus [`extra_sgprs`], conservatively: FLAT_SCRATCH counts whenever the descriptor enables
 /// FLAT_SCRATCH_INIT (the code might address scratch through it; see
 /// [`set_register_counts_with_extra`] when it is known not to).
-/// XNACK_MASK counts whenever the processor supports xnack: the target ID's `xnack-` would
-/// free it, but only the processor is known here, so this is conservative (clang-19 with
-/// the default "any" setting reserves it too).
+/// XNACK_MASK counts where the processor supports xnack and [`RegisterUse::xnack_mask`] says
+/// it is reserved (not with `xnack-`, as clang-19).
 pub fn total_sgprs(desc: &KernelDescriptor, proc: &Processor, regs: &RegisterUse) -> u16 {
     let flat_scratch = desc.props.enable_sgpr_flat_scratch_init;
-    regs.sgprs + extra_sgprs(proc, regs.uses_vcc, flat_scratch, proc.supports(Feature::Xnack))
+    regs.sgprs + extra_sgprs(proc, regs.uses_vcc, flat_scratch, regs.xnack_mask && proc.supports(Feature::Xnack))
 }
 
 /// The VGPR count of the metadata's `.vgpr_count` (LLVM's `getTotalNumVGPRs`): on
@@ -670,16 +682,68 @@ mod tests {
         for (name, wave, vgprs, sgprs, uses_vcc, vf, sf, acc) in cases {
             let p = proc(name);
             let mut desc = KernelDescriptor::new(p);
-            let regs = RegisterUse { vgprs, agprs: 0, sgprs, uses_vcc, wave_size: wave };
+            let regs = RegisterUse {
+                vgprs,
+                agprs: 0,
+                sgprs,
+                uses_vcc,
+                xnack_mask: true,
+                flat_scratch: false,
+                wave_size: wave,
+            };
             set_register_counts(&mut desc, p, &regs);
             assert_eq!(desc.rsrc1.granulated_workitem_vgpr_count, vf, "{name} w{wave} v{vgprs}");
             assert_eq!(desc.rsrc1.granulated_wavefront_sgpr_count, sf, "{name} s{sgprs}");
             assert_eq!(desc.rsrc3.accum_offset, acc, "{name} accum");
         }
         let gfx942 = proc("gfx942");
-        let regs = RegisterUse { vgprs: 8, agprs: 0, sgprs: 8, uses_vcc: true, wave_size: 64 };
+        let regs = RegisterUse {
+            vgprs: 8,
+            agprs: 0,
+            sgprs: 8,
+            uses_vcc: true,
+            xnack_mask: true,
+            flat_scratch: false,
+            wave_size: 64,
+        };
         assert_eq!(total_sgprs(&KernelDescriptor::new(gfx942), gfx942, &regs), 14);
-        let regs = RegisterUse { vgprs: 5, agprs: 3, sgprs: 8, uses_vcc: true, wave_size: 64 };
+        let regs = RegisterUse {
+            vgprs: 5,
+            agprs: 3,
+            sgprs: 8,
+            uses_vcc: true,
+            xnack_mask: true,
+            flat_scratch: false,
+            wave_size: 64,
+        };
         assert_eq!(total_vgprs(gfx942, &regs), 11);
+    }
+
+    /// XNACK_MASK is reserved on gfx90a unless the target says `xnack-`, as clang-19 counts
+    /// the SGPRs of the corpus's vadd: 8 plus VCC and XNACK_MASK is 12 for `gfx90a` and
+    /// `gfx90a:xnack+`, 7 plus VCC is 9 for `gfx90a:xnack-`; gfx942's architected flat scratch
+    /// reserves 6 whatever xnack says.
+    #[test]
+    fn xnack_mask_is_reserved_unless_xnack_is_off() {
+        let id = |s: &str| TargetId::parse(s).unwrap();
+        assert!(reserves_xnack_mask(&id("gfx90a")) && reserves_xnack_mask(&id("gfx90a:xnack+")));
+        assert!(!reserves_xnack_mask(&id("gfx90a:xnack-")) && !reserves_xnack_mask(&id("gfx1100")));
+        let gfx90a = proc("gfx90a");
+        let desc = KernelDescriptor::new(gfx90a);
+        let uses = |sgprs: u16, target: &str| RegisterUse {
+            vgprs: 4,
+            agprs: 0,
+            sgprs,
+            uses_vcc: true,
+            xnack_mask: reserves_xnack_mask(&id(target)),
+            flat_scratch: false,
+            wave_size: 64,
+        };
+        assert_eq!(total_sgprs(&desc, gfx90a, &uses(8, "gfx90a")), 12);
+        assert_eq!(total_sgprs(&desc, gfx90a, &uses(8, "gfx90a:xnack+")), 12);
+        assert_eq!(total_sgprs(&desc, gfx90a, &uses(7, "gfx90a:xnack-")), 9);
+        let gfx942 = proc("gfx942");
+        let regs = RegisterUse { xnack_mask: false, ..uses(8, "gfx942:xnack-") };
+        assert_eq!(total_sgprs(&KernelDescriptor::new(gfx942), gfx942, &regs), 14);
     }
 }

@@ -54,7 +54,8 @@ fn sgpr_waves(total_sgprs: u16) -> u16 {
 /// The waves per SIMD a kernel using `regs` (next free register of each file, VCC excluded)
 /// can reach on `proc` in waves of `regs.wave_size` (see the module documentation).
 pub fn occupancy(proc: &Processor, regs: &RegisterUse) -> Occupancy {
-    let extra = extra_sgprs(proc, regs.uses_vcc, false, proc.supports(Feature::Xnack));
+    let xnack_mask = regs.xnack_mask && proc.supports(Feature::Xnack);
+    let extra = extra_sgprs(proc, regs.uses_vcc, regs.flat_scratch, xnack_mask);
     of_totals(proc, regs.wave_size, total_vgprs(proc, regs), (regs.sgprs + extra).next_multiple_of(SGPR_GRANULE))
 }
 
@@ -148,7 +149,7 @@ mod tests {
 
     /// The registers a kernel uses, VCC included.
     fn uses(wave_size: u32, sgprs: u16, vgprs: u16, agprs: u16) -> RegisterUse {
-        RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, wave_size }
+        RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, xnack_mask: true, flat_scratch: false, wave_size }
     }
 
     #[test]
@@ -210,7 +211,15 @@ mod tests {
                 for vgprs in (1..=p.vgprs).step_by(3) {
                     for (sgprs, agprs) in [(8, 0), (37, 0), (81, 5), (90, 0), (95, 64), (p.sgprs, 0)] {
                         let agprs = agprs.min(p.agprs);
-                        let regs = RegisterUse { vgprs, agprs, sgprs, uses_vcc: true, wave_size };
+                        let regs = RegisterUse {
+                            vgprs,
+                            agprs,
+                            sgprs,
+                            uses_vcc: true,
+                            xnack_mask: true,
+                            flat_scratch: false,
+                            wave_size,
+                        };
                         let from_desc = descriptor_occupancy(&descriptor(p, &regs), p, wave_size);
                         let want = occupancy(p, &regs);
                         assert_eq!(

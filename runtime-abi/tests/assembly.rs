@@ -85,7 +85,15 @@ fn kernel(name: &str, strings: &[&str], version: CodeObjectVersion) -> (KernelCo
     let mut descriptor = KernelDescriptor::new(proc);
     let inputs = KernelInputs { kernarg_segment_ptr: true, workgroup_id: [true, false, false], ..Default::default() };
     enable_inputs(&mut descriptor, proc, &inputs, 32);
-    let regs = RegisterUse { vgprs: 3, agprs: 0, sgprs: 18, uses_vcc: true, wave_size: 32 };
+    let regs = RegisterUse {
+        vgprs: 3,
+        agprs: 0,
+        sgprs: 18,
+        uses_vcc: true,
+        xnack_mask: true,
+        flat_scratch: false,
+        wave_size: 32,
+    };
     set_register_counts(&mut descriptor, proc, &regs);
     let args: Vec<ExplicitArg> = strings
         .iter()

@@ -46,16 +46,18 @@ fn wave_size(build: &Build) -> u32 {
 /// What register allocation would have reported for clang's kernel, and the extra SGPRs its
 /// `.amdhsa_reserve_*` directives ask for.
 fn register_use(directives: &BTreeMap<String, i64>, proc: &Processor, wave_size: u32) -> (RegisterUse, u16) {
+    // Without its directive (V6 leaves `.amdhsa_reserve_xnack_mask` out), XNACK_MASK is
+    // reserved where the processor has xnack, as the assembler's default.
+    let xnack_mask = directives.get("reserve_xnack_mask").map_or(proc.supports(Feature::Xnack), |&v| v == 1);
     let regs = RegisterUse {
         vgprs: directives["next_free_vgpr"] as u16,
         agprs: 0,
         sgprs: directives["next_free_sgpr"] as u16,
         uses_vcc: directives["reserve_vcc"] == 1,
+        xnack_mask,
+        flat_scratch: directives.get("reserve_flat_scratch") == Some(&1),
         wave_size,
     };
-    // Without its directive (V6 leaves `.amdhsa_reserve_xnack_mask` out), XNACK_MASK is
-    // reserved where the processor has xnack, as the assembler's default.
-    let xnack_mask = directives.get("reserve_xnack_mask").map_or(proc.supports(Feature::Xnack), |&v| v == 1);
     let flat_scratch = directives.get("reserve_flat_scratch") == Some(&1);
     let extra = extra_sgprs(proc, regs.uses_vcc, flat_scratch, xnack_mask);
     (regs, extra)

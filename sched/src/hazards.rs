@@ -5,7 +5,8 @@
 //! gfx942 (GFX9 with the gfx940 instructions) needs wait states between a VALU write and some
 //! later reads: of an SGPR by a VALU (2), of a VGPR by `v_readlane`/`v_readfirstlane` (1), of a
 //! transcendental result by another VALU (1), of EXEC by the lane-access instructions (4), of a
-//! lane select (4), of VCC by `v_div_fmas` (4), of a VGPR or (by a VALU) EXEC by a DPP
+//! lane select (4), of VCC by `v_div_fmas` (4), of an SGPR by a vector memory instruction
+//! (5, `isa::hazard::VMEM_SGPR_WAIT_STATES`), of a VGPR or (by a VALU) EXEC by a DPP
 //! operation (2 and 5, `isa::hazard::DPP_VGPR_WAIT_STATES` and `DPP_EXEC_WAIT_STATES`), and a VALU write to the data of a pending store
 //! or atomic wider than 64 bits (the rule and its wait states are `isa::hazard`'s, which the
 //! emulator reads too); and with XNACK possibly on, a run of SMEM instructions must not write
@@ -72,6 +73,8 @@ struct Foot {
     salu: bool,
     /// A scalar memory instruction.
     smem: bool,
+    /// A vector memory instruction (FLAT, GLOBAL, SCRATCH).
+    vmem: bool,
     trans: bool,
     defs: Runs,
     uses: Runs,
@@ -109,6 +112,7 @@ fn footprint(inst: &Inst, family: Family) -> Foot {
         valu,
         salu,
         smem: format == Format::Smem,
+        vmem: matches!(format, Format::Global | Format::Flat | Format::Scratch),
         trans: valu && inst.opcode.is_transcendental(family),
         defs: inst.defs.iter().filter_map(|d| run_of(d.reg, d.rc.size)).collect(),
         uses: inst
@@ -175,6 +179,9 @@ fn needed_gfx942(history: &[Foot], next: &Foot, store_data_wait_states: u32) -> 
             if next.div_fmas && writes(Run { start: PhysReg::VCC.0, n: 2 }) {
                 require(4);
             }
+            if next.vmem && next.uses.iter().any(|&u| u.is(RegType::Sgpr) && writes(u)) {
+                require(hazard::VMEM_SGPR_WAIT_STATES);
+            }
         }
         if next.dpp {
             let writes = |r: Run| h.defs.iter().any(|d| d.overlaps(r));
@@ -221,7 +228,7 @@ pub struct HazardStats {
 pub fn resolve_hazards(func: &mut Function, target: &Target) -> HazardStats {
     let processor = target.processor();
     match func.family {
-        Family::Gfx9 => resolve_gfx942(func, hazard::store_data_wait_states(processor)),
+        Family::Gfx9 | Family::Gfx90a => resolve_gfx942(func, hazard::store_data_wait_states(processor)),
         Family::Gfx11 => resolve_gfx11(func),
     }
 }
@@ -261,7 +268,7 @@ impl Clause {
 /// `s_waitcnt` included, so this runs on MIR whose waits are in (after
 /// [`crate::waitcnt::insert_waits`]); an `s_nop` changes no wait. Returns the `s_nop`s added.
 pub fn break_smem_clauses(func: &mut Function, target: &Target) -> u32 {
-    if func.family != Family::Gfx9 || !hazard::smem_clauses_replay(target.processor(), target.id.xnack) {
+    if !func.family.is_gfx9() || !hazard::smem_clauses_replay(target.processor(), target.id.xnack) {
         return 0;
     }
     let family = func.family;
@@ -595,6 +602,25 @@ mod tests {
         let filled = format!("{cas}  v10 = v_mov_b32 0x1\n");
         let expected = ["global_atomic_cmpswap_x2", "v_mov_b32", "s_nop", "v_mov_b32", "s_endpgm"];
         assert_eq!(resolved("gfx942", &filled), expected);
+    }
+
+    /// A global access reading an SGPR a VALU wrote (`saddr` from `v_readfirstlane`) needs 5
+    /// wait states on GFX9 (LLVM's `checkVMEMHazards`); an `s_nop 4` gives them, and an SGPR
+    /// from an SALU needs none.
+    #[test]
+    fn vector_memory_waits_for_a_valu_written_sgpr() {
+        let body = "  s4 = v_readfirstlane_b32 v1
+  s5 = s_mov_b32 0x0
+  global_store_dword v0, v2, s[4:5]
+";
+        let nop = |f: &[String]| f.iter().filter(|n| *n == "s_nop").count();
+        let got = resolved("gfx942", body);
+        assert_eq!((nop(&got), got.last().map(String::as_str)), (1, Some("s_endpgm")), "{got:?}");
+        let salu = "  s4 = s_mov_b32 0x10
+  s5 = s_mov_b32 0x0
+  global_store_dword v0, v2, s[4:5]
+";
+        assert_eq!(resolved("gfx942", salu), ["s_mov_b32", "s_mov_b32", "global_store_dword", "s_endpgm"]);
     }
 
     /// Independent operations later in the block fill the wait states of a hazard: here the

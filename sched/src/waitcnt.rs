@@ -152,11 +152,11 @@ impl State {
 /// needs both counters at zero; GFX10+ count FLAT in order on both (LLVM 19's
 /// `hasFlatLgkmVMemCountInOrder`, and the emulator's model).
 fn events_of(inst: &Inst, family: Family) -> &'static [(Counter, bool)] {
-    let split_store = inst.defs.is_empty() && family != Family::Gfx9;
+    let split_store = inst.defs.is_empty() && !family.is_gfx9();
     match (inst.opcode.format(family), split_store) {
         (Format::Smem, _) => &[(Counter::Lgkm, true)],
         (Format::Ds, _) => &[(Counter::Lgkm, false)],
-        (Format::Flat, _) if family == Family::Gfx9 => &[(Counter::Vm, true), (Counter::Lgkm, true)],
+        (Format::Flat, _) if family.is_gfx9() => &[(Counter::Vm, true), (Counter::Lgkm, true)],
         (Format::Flat, false) => &[(Counter::Vm, false), (Counter::Lgkm, false)],
         (Format::Flat, true) => &[(Counter::Vs, false), (Counter::Lgkm, false)],
         (Format::Global | Format::Scratch, false) => &[(Counter::Vm, false)],

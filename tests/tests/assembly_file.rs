@@ -1,5 +1,5 @@
 //! `gcnc compile -S` against `-c`, with llvm-mc-19 as the oracle (issue 22): every conformance
-//! kernel (`tests/conformance/*.gk`), compiled for gfx1100 wave32, gfx1100 wave64 and gfx942 as
+//! kernel (`tests/conformance/*.gk`), compiled for gfx1100 wave32, gfx1100 wave64, gfx942 and gfx90a as
 //! the command line compiles it for `-S` (with text) and for `-c` (without), gives an assembly
 //! file that `llvm-mc-19 -filetype=obj` assembles into an object with the `-c` object's
 //! e_flags and ABI version, kernels, code at the same place in `.text`, 64 descriptor bytes and
@@ -17,7 +17,8 @@ use runtime_abi::inspect::{msgpack, Doc};
 use runtime_abi::read::{read, ReadObject};
 
 /// (the `-mcpu` of gcnc and llvm-mc-19, wave size, llvm-mc-19's `-mattr`).
-const TARGETS: [(&str, u32, &str); 3] = [("gfx1100", 32, ""), ("gfx1100", 64, "+wavefrontsize64"), ("gfx942", 64, "")];
+const TARGETS: [(&str, u32, &str); 4] =
+    [("gfx1100", 32, ""), ("gfx1100", 64, "+wavefrontsize64"), ("gfx942", 64, ""), ("gfx90a", 64, "")];
 
 /// A kernel file of the suite, compiled to IR.
 struct Source {

@@ -363,7 +363,7 @@ fn every_inserted_wait_is_needed() {
     for case in working_cases() {
         for (id, wave) in TARGETS {
             let t = target(id, wave);
-            let family = isa::opcode::Family::of(t.generation()).unwrap();
+            let family = isa::opcode::Family::of(t.processor()).unwrap();
             let compiled = compile(&case.module, &t, &Options::default()).unwrap();
             let object = compiled.shared();
             let read = runtime_abi::read::read(&object).unwrap();

@@ -84,7 +84,7 @@ fn far_branches_become_long_jumps_that_run_and_reassemble() {
     let (id, _) = module.kernels().next().unwrap();
     let dir = std::env::temp_dir().join(format!("gcnc-long-branches-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (cpu, wave) in [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64)] {
+    for (cpu, wave) in [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64), ("gfx90a", 64)] {
         let target = Target { wave_size: wave, ..Target::new(TargetId::parse(cpu).unwrap()) };
         let compiled = compile(&module, &target, &Options { text: true, ..Options::default() }).unwrap();
         let code = &compiled.object.kernels[0].code;

@@ -23,7 +23,7 @@ fn selected_and_final_mir_round_trip() {
         for (id, wave) in [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64)] {
             let mut target = Target::new(TargetId::parse(id).unwrap());
             target.wave_size = wave;
-            let family = Family::of(target.generation()).unwrap();
+            let family = Family::of(target.processor()).unwrap();
             let what = format!("@{} on {id} wave{wave}", func.name);
             let selected = isel::select(&module, kernel, &target).unwrap().mir.to_string();
             instructions += round_trip(&selected, family, &format!("{what} (selected)"));

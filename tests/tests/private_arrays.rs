@@ -1,7 +1,7 @@
 //! Private arrays in registers: `tests/regress/private_array_in_registers.gk` (`var p: [f32;
 //! 8]` read and written at constant and dynamic indices, in loops and branches, and read
 //! before anything is written) passes the differential check at every `-O` level on gfx1100
-//! wave32 and wave64 and on gfx942; at `-O0` its array is in scratch, and from `-O1` on,
+//! wave32 and wave64 and on gfx942 and gfx90a (whose entry sets FLAT_SCRATCH up); at `-O0` its array is in scratch, and from `-O1` on,
 //! where scalar replacement runs, the code has no scratch access and no private segment.
 
 use gcnc::check::{check_with, CheckLaunch, CheckOptions};
@@ -22,7 +22,7 @@ fn private_array_lives_in_registers_from_o1() {
         seed: 0,
         step_limit: None,
     };
-    for (mcpu, wave_size) in [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64)] {
+    for (mcpu, wave_size) in [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64), ("gfx90a", 64)] {
         let target = Target { wave_size, ..Target::new(TargetId::parse(mcpu).unwrap()) };
         for opt_level in 0..=3 {
             let tag = format!("{mcpu} wave{wave_size} -O{opt_level}");

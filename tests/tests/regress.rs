@@ -22,17 +22,23 @@ use gcnc::{Target, TargetId};
 
 /// The configurations every regression kernel is checked on: each verified target at each
 /// wave size, and the modes the memory-model sequences depend on.
-const CONFIGS: [(&str, u32, bool, bool); 5] = [
+const CONFIGS: [(&str, u32, bool, bool); 7] = [
     ("gfx1100", 32, false, false),
     ("gfx1100", 64, false, false),
     ("gfx1100", 32, true, false),
     ("gfx942", 64, false, false),
     ("gfx942", 64, false, true),
+    ("gfx90a", 64, false, false),
+    ("gfx90a", 64, false, true),
 ];
 
 /// The configurations of the register-pressure suite.
-const PRESSURE_CONFIGS: [(&str, u32, bool, bool); 3] =
-    [("gfx1100", 32, false, false), ("gfx1100", 64, false, false), ("gfx942", 64, false, false)];
+const PRESSURE_CONFIGS: [(&str, u32, bool, bool); 4] = [
+    ("gfx1100", 32, false, false),
+    ("gfx1100", 64, false, false),
+    ("gfx942", 64, false, false),
+    ("gfx90a", 64, false, false),
+];
 
 fn label(&(mcpu, wave, cumode, tgsplit): &(&str, u32, bool, bool)) -> String {
     let mode = if cumode {

@@ -1,4 +1,4 @@
-//! The hazards of gfx942 (GFX9 with the gfx940 instructions), in wait states: LLVM's
+//! The hazards of gfx942 and gfx90a (GFX9 with the gfx90a instructions), in wait states: LLVM's
 //! `checkVALUHazards`, `checkDPPHazards`, `checkDivFMasHazards`, `checkRWLaneHazards` and
 //! `checkSMRDHazards` as they apply to this processor.
 //!
@@ -11,11 +11,16 @@
 //! - *DPP*: a DPP operation reading a VGPR written in the last 2 wait states, or after a VALU
 //!   wrote EXEC in the last 5.
 //! - *`v_div_fmas`* after a VALU wrote VCC: 4 wait states.
+//! - *VMEM SGPR* (LLVM's `checkVMEMHazards`): a FLAT, GLOBAL or SCRATCH instruction reading an
+//!   SGPR (`saddr`) that a VALU wrote needs 5 wait states.
 //! - *`v_readlane`/`v_writelane`* whose lane select is an SGPR a VALU wrote: 4 wait states.
 //! - *VALU co-execution* (gfx940, LLVM's `hasVDecCoExecHazard`): a VALU reading an SGPR (VCC
 //!   included) that a VALU wrote needs 2 wait states; `v_readlane`/`v_readfirstlane` reading a
 //!   VGPR a VALU wrote, 1; `v_readlane`/`v_readfirstlane`/`v_writelane` after a VALU wrote
 //!   EXEC, 4.
+//! - *64-bit shift amount* (gfx90a): `v_lshlrev_b64`, `v_lshrrev_b64` and `v_ashrrev_i64`
+//!   with the amount in the last VGPR of an 8-register block need the wave to have the VGPR
+//!   after it (`isa::hazard::shift64_vgprs_needed`).
 //! - *SMEM soft clause* (XNACK may be on): a run of scalar loads may replay, so no load of the
 //!   run may write a register that a load of the run reads; a non-SMEM instruction ends the
 //!   run.
@@ -24,18 +29,24 @@
 
 use super::{wait_states_since, Class, HazardState, Regs, Rules};
 use crate::program::{Code, Decoded};
-use isa::hazard::{DPP_EXEC_WAIT_STATES, DPP_VGPR_WAIT_STATES};
+use isa::hazard::{DPP_EXEC_WAIT_STATES, DPP_VGPR_WAIT_STATES, VMEM_SGPR_WAIT_STATES};
 use isa::reg::PhysReg;
 use smallvec::SmallVec;
 
-/// Checks the gfx942 hazards of executing `d` after the wave's recent instructions.
-pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded) -> Result<(), String> {
+/// Checks the gfx942 and gfx90a hazards of executing `d` after the wave's recent instructions
+/// on a wave with `vgprs` VGPRs.
+pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded, vgprs: u32) -> Result<(), String> {
     let fp = &d.fp;
+    if let Some(needed) = fp.shift64_vgprs.filter(|&n| u32::from(n) > vgprs) {
+        return Err(format!(
+            "the 64-bit shift amount v{} is the last VGPR of its block and v{} is not allocated (the wave has \
+             {vgprs} VGPRs; gfx90a's shift64 bug)",
+            needed - 2,
+            needed - 1
+        ));
+    }
     if fp.class == Class::Smem && rules.xnack {
         soft_clause(st, code, d)?;
-    }
-    if fp.class != Class::Valu {
-        return Ok(());
     }
     // The message is built only when there is a hazard.
     let need = |what: &dyn Fn() -> String, needed: u32, found: Option<(u32, &Decoded)>| match found {
@@ -44,6 +55,18 @@ pub(super) fn check(st: &HazardState, rules: &Rules, code: &Code, d: &Decoded) -
         }
         _ => Ok(()),
     };
+    if fp.class == Class::Vmem {
+        let n = VMEM_SGPR_WAIT_STATES;
+        for u in fp.uses.iter().copied().filter(|r| r.is_sgpr()) {
+            let found = wait_states_since(st.recent(code), n, |h| {
+                h.fp.class == Class::Valu && h.fp.defs.iter().any(|x| x.overlaps(u))
+            });
+            need(&|| format!("vector memory reads {} of the VALU write", u.name()), n, found)?;
+        }
+    }
+    if fp.class != Class::Valu {
+        return Ok(());
+    }
     let vgpr_defs = fp.defs.iter().copied().filter(|r| r.is_vgpr());
     let vgpr_uses: SmallVec<[Regs; 4]> = fp.uses.iter().copied().filter(|r| r.is_vgpr()).collect();
     let n = rules.store_data_wait_states;

@@ -101,6 +101,9 @@ pub(crate) struct Footprint {
     pub(crate) wide_store_data: Option<Regs>,
     /// A memory instruction that writes memory.
     pub(crate) stores: bool,
+    /// The VGPRs the wave needs for the instruction (gfx90a's 64-bit shift bug,
+    /// `isa::hazard::shift64_vgprs_needed`).
+    pub(crate) shift64_vgprs: Option<u16>,
     /// Registers written (EXEC for `v_cmpx` included).
     pub(crate) defs: SmallVec<[Regs; 2]>,
     /// Registers read by explicit operands.
@@ -155,11 +158,7 @@ impl Footprint {
             Some(Op::SLoad { .. }) => Class::Smem,
             Some(Op::Vmem(_) | Op::CacheControl) => Class::Vmem,
             Some(Op::Ds(_)) => Class::Ds,
-            _ if inst.opcode.name(isa::opcode::Family::Gfx11).starts_with("v_")
-                || inst.opcode.name(isa::opcode::Family::Gfx9).starts_with("v_") =>
-            {
-                Class::Valu
-            }
+            _ if crate::ops::mnemonic(inst.opcode).starts_with("v_") => Class::Valu,
             _ => Class::Sopp,
         };
         let mask = |n: u8| if n == 0 { 0 } else { n };
@@ -196,6 +195,7 @@ impl Footprint {
             literal,
             wide_store_data: None,
             stores: false,
+            shift64_vgprs: isa::hazard::shift64_vgprs_needed(inst, family),
             defs,
             uses,
             wait_states: 1,
@@ -303,9 +303,9 @@ impl HazardState {
         self.history.iter().rev().map(move |&i| &code.insts()[i as usize])
     }
 
-    /// Checks the hazards of executing `d` now.
-    pub(crate) fn check(&self, rules: &Rules, code: &Code, d: &Decoded) -> Result<(), FaultKind> {
-        if rules.gfx11 { gfx11::check(self, rules, code, d) } else { gfx9::check(self, rules, code, d) }
+    /// Checks the hazards of executing `d` now on a wave with `vgprs` VGPRs.
+    pub(crate) fn check(&self, rules: &Rules, code: &Code, d: &Decoded, vgprs: u32) -> Result<(), FaultKind> {
+        if rules.gfx11 { gfx11::check(self, rules, code, d) } else { gfx9::check(self, rules, code, d, vgprs) }
             .map_err(|what| FaultKind::Hazard { what })
     }
 

@@ -458,19 +458,18 @@ pub(crate) enum Op {
     /// An LDS instruction.
     Ds(DsOp),
     /// A cache-control operation (`buffer_gl0_inv`, `buffer_gl1_inv`, `buffer_wbl2`,
-    /// `buffer_inv`, `buffer_wbinvl1*`): the emulator's memory is coherent, so it only counts.
+    /// `buffer_inv`, `buffer_invl2`, `buffer_wbinvl1*`): the emulator's memory is coherent, so it only counts.
     CacheControl,
 }
 
-/// The mnemonic the semantics are keyed on: the GFX11 name, or the GFX9 name where GFX11 lacks
-/// the operation.
+/// The mnemonic the semantics are keyed on: the GFX11 name, or gfx942's where GFX11 lacks
+/// the operation, or gfx90a's where both lack it.
 pub(crate) fn mnemonic(opcode: Opcode) -> &'static str {
-    let name = opcode.name(Family::Gfx11);
-    if name.is_empty() {
-        opcode.name(Family::Gfx9)
-    } else {
-        name
-    }
+    [Family::Gfx11, Family::Gfx9, Family::Gfx90a]
+        .into_iter()
+        .map(|f| opcode.name(f))
+        .find(|n| !n.is_empty())
+        .unwrap_or("")
 }
 
 /// What `opcode` does, or None when the emulator does not implement it.
@@ -563,7 +562,7 @@ fn control(name: &str) -> Option<Op> {
         "v_mbcnt_hi_u32_b32" => Op::Mbcnt { hi: true },
         "v_nop" => Op::VNop,
         "v_swap_b32" => Op::Swap,
-        "buffer_gl0_inv" | "buffer_gl1_inv" | "buffer_wbl2" | "buffer_inv" | "buffer_wbinvl1"
+        "buffer_gl0_inv" | "buffer_gl1_inv" | "buffer_wbl2" | "buffer_inv" | "buffer_invl2" | "buffer_wbinvl1"
         | "buffer_wbinvl1_vol" => Op::CacheControl,
         _ => return None,
     })

@@ -273,6 +273,14 @@ valu_ops! {
     MulF32 ["mul_f32"] (F32, F32) -> F32;
     /// f32 `a * b` with `0 * anything = 0` (DX9 rules).
     MulLegacyF32 ["mul_legacy_f32", "mul_dx9_zero_f32"] (F32, F32) -> F32;
+    /// Unfused f32 `a * b + c` with denormals flushed whatever the mode (gfx90a's `v_mad_f32`,
+    /// and `madmk`/`madak`, whose literal is one of the sources; LLVM: "v_mad_f32/v_mac_f32 do
+    /// not support denormals").
+    MadF32 ["mad_f32", "madmk_f32", "madak_f32"] (F32, F32, F32) -> F32;
+    /// Unfused f32 `a * b + d`, denormals flushed.
+    MacF32 ["mac_f32"] (F32, F32, F32) -> F32 | TIED;
+    /// Unfused f32 multiply-add with DX9 zero rules, denormals flushed.
+    MadLegacyF32 ["mad_legacy_f32"] (F32, F32, F32) -> F32;
     /// Fused f32 `a * b + c` (also `fmamk`/`fmaak`, whose literal is one of the sources).
     FmaF32 ["fma_f32", "fmamk_f32", "fmaak_f32"] (F32, F32, F32) -> F32;
     /// Fused f32 `a * b + d`.

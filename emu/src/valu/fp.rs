@@ -49,6 +49,12 @@ pub(super) fn eval(v: VAlu, s: &[u64; 3], cx: &LaneCx) -> Option<(u64, bool)> {
         MulF32 => r32(x(0) * x(1)),
         MulLegacyF32 => r32(if x(0) == 0.0 || x(1) == 0.0 { 0.0 } else { x(0) * x(1) }),
         FmaF32 | FmacF32 => r32(x(0).mul_add(x(1), x(2))),
+        MadF32 | MacF32 | MadLegacyF32 => {
+            let flush = |v: f32| f32::from_bits(float::flush_denormal(u64::from(v.to_bits()), 32) as u32);
+            let (a, b) = (flush(x(0)), flush(x(1)));
+            let product = if v == MadLegacyF32 && (a == 0.0 || b == 0.0) { 0.0 } else { flush(a * b) };
+            r32(flush(product + flush(x(2))))
+        }
         FmaLegacyF32 | FmacLegacyF32 => {
             r32(if x(0) == 0.0 || x(1) == 0.0 { 0.0 + x(2) } else { x(0).mul_add(x(1), x(2)) })
         }

@@ -318,7 +318,7 @@ fn check_modifiers(inst: &Inst, sh: &Shape, family: Family) -> Result<(), FaultK
         return Err(unsupported(inst, "op_sel"));
     }
     if let Some(Dpp::Dpp16 { ctrl, .. }) = f.dpp {
-        if !lanes::dpp16_defined(ctrl, family == Family::Gfx9) {
+        if !lanes::dpp16_defined(ctrl, family.is_gfx9()) {
             return Err(malformed(inst, format!("DPP control {ctrl:#x} is not defined on this processor")));
         }
     }
@@ -367,7 +367,7 @@ pub(crate) fn compute(wave: &Wave, inst: &Inst, v: VAlu, family: Family) -> Resu
     }
     let f = inst.fields;
     let exec = wave.exec();
-    let gfx9 = family == Family::Gfx9;
+    let gfx9 = family.is_gfx9();
     let zero_high = gfx9 && matches!(inst.opcode.format(family), Format::Vop1 | Format::Vop2);
     let mut values = Vec::with_capacity(exec.count_ones() as usize);
     let mut carry = 0u64;

@@ -50,7 +50,12 @@ pub fn kernel_shaped(cpu: &str, wave64: bool, body: &str, shape: Shape) -> Progr
     } else {
         String::from(".amdhsa_accum_offset 16")
     };
-    let private = (scratch > 0) as u32;
+    // Without architected flat scratch (gfx90a) the private segment follows FLAT_SCRATCH_INIT.
+    let private = if cpu == "gfx90a" {
+        format!(".amdhsa_user_sgpr_flat_scratch_init {}", (scratch > 0) as u32)
+    } else {
+        format!(".amdhsa_enable_private_segment {}", (scratch > 0) as u32)
+    };
     let source = format!(
         r#"
   .amdgcn_target "amdgcn-amd-amdhsa--{cpu}"
@@ -74,7 +79,7 @@ k:
     .amdhsa_kernarg_size 16
     .amdhsa_group_segment_fixed_size {lds}
     .amdhsa_private_segment_fixed_size {scratch}
-    .amdhsa_enable_private_segment {private}
+    {private}
     {target_directives}
   .end_amdhsa_kernel
   .amdgpu_metadata

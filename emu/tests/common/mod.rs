@@ -35,11 +35,12 @@ impl Target {
     }
 }
 
-/// gfx1100 wave32, gfx1100 wave64 and gfx942 (wave64).
-pub const TARGETS: [Target; 3] = [
+/// gfx1100 wave32, gfx1100 wave64, gfx942 and gfx90a (wave64).
+pub const TARGETS: [Target; 4] = [
     Target { cpu: "gfx1100", wave64: false },
     Target { cpu: "gfx1100", wave64: true },
     Target { cpu: "gfx942", wave64: false },
+    Target { cpu: "gfx90a", wave64: false },
 ];
 
 /// A compiled kernel source: the relocatable object (clang -c) and the linked one (ld.lld).
@@ -81,6 +82,11 @@ fn fresh(out: &Path, src: &Path) -> bool {
 /// ld.lld-19 `-shared`; reuses the objects of an earlier run when the source has not changed.
 pub fn compile_in(dir: &Path, name: &str, target: Target, flags: &[&str]) -> Compiled {
     let src = dir.join(format!("{name}.cl"));
+    // gfx90a reaches scratch through FLAT_SCRATCH, as gcnc does there: clang-19's default on
+    // gfx90a is MUBUF through the private segment buffer, which the emulator does not run.
+    let flat_scratch: &[&str] =
+        if target.cpu == "gfx90a" { &["-Xclang", "-target-feature", "-Xclang", "+enable-flat-scratch"] } else { &[] };
+    let flags: Vec<&str> = flat_scratch.iter().chain(flags).copied().collect();
     let tag: String = flags.iter().map(|f| f.trim_start_matches('-').replace('=', "_")).collect::<Vec<_>>().join("_");
     let stem = format!("{name}{}{tag}.{}", if tag.is_empty() { "" } else { "." }, target.name());
     let file = |ext: &str| tmp_dir().join(format!("{stem}.{ext}"));
@@ -95,7 +101,7 @@ pub fn compile_in(dir: &Path, name: &str, target: Target, flags: &[&str]) -> Com
         if target.wave64 {
             clang.arg("-mwavefrontsize64");
         }
-        run(clang.args(flags).arg(&src).arg("-o").arg(&tmp_obj));
+        run(clang.args(&flags).arg(&src).arg("-o").arg(&tmp_obj));
         run(Command::new("ld.lld-19").arg("-shared").arg(&tmp_obj).arg("-o").arg(&tmp_hsaco));
         std::fs::rename(&tmp_obj, &obj).unwrap();
         std::fs::rename(&tmp_hsaco, &hsaco).unwrap();

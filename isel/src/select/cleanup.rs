@@ -114,7 +114,9 @@ fn is_pure(inst: &isa::mir::Inst, func: &Function) -> bool {
                 | Format::Vopc
         ),
     };
-    pure_op && !inst.defs.is_empty() && inst.defs.iter().all(|d| d.reg != Some(PhysReg::EXEC))
+    let effect =
+        |d: &isa::mir::Def| matches!(d.reg, Some(PhysReg::EXEC | PhysReg::FLAT_SCRATCH_LO | PhysReg::FLAT_SCRATCH_HI));
+    pure_op && !inst.defs.is_empty() && !inst.defs.iter().any(effect)
 }
 
 fn remove_dead_code(func: &mut Function) {

@@ -5,7 +5,10 @@
 //! descriptor and `InitialState::from_descriptor` reads the registers back, so selection and
 //! the emulator agree on the layout by construction. `p_startpgm` defines one temporary per
 //! enabled input, fixed to its register: the kernarg pointer (an SGPR pair), the work-group
-//! IDs (system SGPRs) and the work-item IDs (VGPRs). The arguments the kernel reads are
+//! IDs (system SGPRs) and the work-item IDs (VGPRs); and, for a kernel with a private
+//! segment on a processor without architected flat scratch (gfx90a), Flat Scratch Init and
+//! the Scratch Wavefront Offset, whose sum the code at the entry moves into FLAT_SCRATCH
+//! ([`flat_scratch_init`]). The arguments the kernel reads are
 //! loaded with SMEM from the kernarg segment at their [`KernargLayout`] offsets, nearby ones
 //! merged into one load of up to 16 dwords (a piece never straddles two loads); the hidden
 //! arguments too (`group_size.x` is the u16 at the hidden GroupSizeX slot: its dword is loaded
@@ -16,6 +19,7 @@ use crate::error::IselError;
 use frontend_ir::{AddrSpace, Dim, Function, InstData, Special, Type, Value};
 use isa::mir::{self, Def, Operand};
 use isa::opcode::Opcode;
+use isa::processor::FlatScratch;
 use isa::reg::{PhysReg, RegClass, Temp};
 use runtime_abi::descriptor::KernelDescriptor;
 use runtime_abi::initial_state::{enable_inputs, InitialState, KernelInputs, WorkItemIds};
@@ -60,8 +64,9 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
         queue_ptr: false,
         dispatch_id: false,
         // Scratch for the private slots: on architected flat scratch (gfx11, gfx942) the
-        // hardware sets FLAT_SCRATCH up, and ENABLE_PRIVATE_SEGMENT asks for it.
-        private_segment: private_bytes(func) > 0,
+        // hardware sets FLAT_SCRATCH up, and ENABLE_PRIVATE_SEGMENT asks for it; otherwise
+        // the entry does (flat_scratch_init).
+        private_segment: private_bytes(func) > 0 || ctx.scratch,
         workgroup_id: [false; 3],
         workgroup_info: false,
         workitem_id_dims: 1,
@@ -97,8 +102,18 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
         WorkItemIds::Packed { reg, .. } => (true, vec![fixed(ctx, Some(reg), RegClass::V1)]),
         WorkItemIds::Unpacked(regs) => (false, regs.iter().map(|&r| fixed(ctx, r, RegClass::V1)).collect()),
     };
+    let scratch = if inputs.private_segment && proc.flat_scratch == FlatScratch::Absolute {
+        let init = fixed(ctx, state.flat_scratch_init, RegClass::S2);
+        let offset = fixed(ctx, state.private_segment_wave_offset, RegClass::S1);
+        init.zip(offset)
+    } else {
+        None
+    };
     ctx.emit(mir::Inst::new(Opcode::PStartPgm, &defs, &[]));
     ctx.marker(Opcode::PLogicalStart);
+    if let Some((init, offset)) = scratch {
+        flat_scratch_init(ctx, init, offset);
+    }
 
     // The kernarg pieces: used explicit arguments, then the hidden dwords.
     let mut pieces: Vec<Piece> = Vec::new();
@@ -191,6 +206,27 @@ pub(super) fn prologue(ctx: &mut Ctx<'_>) -> Result<(KernelInputs, Vec<ExplicitA
         ctx.specials.push((s, val));
     }
     Ok((inputs, explicit, kernarg))
+}
+
+/// Sets FLAT_SCRATCH to Flat Scratch Init (`init`) plus the wave's Scratch Wavefront Offset
+/// (`offset`), as a processor with "Absolute flat scratch" requires of a kernel that reaches
+/// scratch with flat instructions (AMDGPUUsage-new.txt:5150-5160): `s_add_u32
+/// flat_scratch_lo`, `s_addc_u32 flat_scratch_hi`, as clang-19 writes it with
+/// `+enable-flat-scratch`. The writes name fixed registers, so no pass moves or drops them.
+fn flat_scratch_init(ctx: &mut Ctx<'_>, init: Temp, offset: Temp) {
+    let (lo, hi) = (ctx.temp(RegClass::S1), ctx.temp(RegClass::S1));
+    ctx.emit(mir::Inst::new(Opcode::PSplitVector, &[Def::temp(lo), Def::temp(hi)], &[Operand::temp(init)]));
+    let carry = ctx.temp(RegClass::S1);
+    ctx.salu(
+        Opcode::SAddU32,
+        &[Def::phys(PhysReg::FLAT_SCRATCH_LO, RegClass::S1), Def::fixed(carry, PhysReg::SCC)],
+        &[Operand::temp(lo), Operand::temp(offset)],
+    );
+    ctx.salu(
+        Opcode::SAddcU32,
+        &[Def::phys(PhysReg::FLAT_SCRATCH_HI, RegClass::S1), Ctx::scc_clobber()],
+        &[Operand::temp(hi), Operand::constant(0), Operand::fixed(carry, PhysReg::SCC)],
+    );
 }
 
 /// Binds the result of a geometry instruction.

@@ -469,7 +469,7 @@ fn atomic_cas(
             let pair = ctx.create_vector(RegClass::vgpr(2 * dwords), &parts);
             SmallVec::from_slice(&[pair])
         }
-        Space::Lds if ctx.family == Family::Gfx9 => SmallVec::<[Temp; 2]>::from_slice(&[expected, new]),
+        Space::Lds if ctx.family.is_gfx9() => SmallVec::<[Temp; 2]>::from_slice(&[expected, new]),
         Space::Lds => SmallVec::from_slice(&[new, expected]),
     };
     emit_atomic(ctx, space, ops, ptr, &data, dwords, sync, result)

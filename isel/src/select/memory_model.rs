@@ -1,8 +1,11 @@
 //! Memory-model lowering: the waits, cache-policy bits and cache maintenance (`buffer_wbl2`,
 //! `buffer_inv`, `buffer_gl0_inv`, `buffer_gl1_inv`) that AMDGPUUsage's code-sequence tables
 //! put around atomics, fences and barriers, and on volatile, nontemporal and
-//! availability-flagged accesses, for GFX942 (with and without threadgroup split, `-mtgsplit`)
-//! and GFX10-GFX11 (WGP and CU wavefront execution mode, `-mcumode`). Every rule cites the line
+//! availability-flagged accesses, for GFX90A and GFX942 (with and without threadgroup split,
+//! `-mtgsplit`) and GFX10-GFX11 (WGP and CU wavefront execution mode, `-mcumode`). GFX90A's
+//! table (AMDGPUUsage-new.txt:6572-8580) has GFX942's waits and shape; it differs in the cache
+//! bits (`glc`, no scope bits: [`access_cpol`], [`plain_cpol`]) and the cache maintenance
+//! ([`emit_release_writeback`], [`emit_acquire_invalidate`]). Every rule cites the line
 //! of /work/shared/seeds/AMDGPUUsage-new.txt it comes from; [`super::memory`] selects the
 //! access itself and asks this module what goes before it, on it and after it.
 //!
@@ -141,8 +144,38 @@ fn emit_cache_op(ctx: &mut Ctx<'_>, opcode: Opcode, level: Level) {
     ctx.emit(inst);
 }
 
+/// The L2 writeback a release at `level` (agent or system) starts with on GFX9:
+/// - GFX942: "buffer_wbl2 sc1=1" at agent, "sc0=1 sc1=1" at system (AMDGPUUsage-new.txt:9379,
+///   9432).
+/// - GFX90A: nothing at agent ("s_waitcnt lgkmcnt(0) & vmcnt(0)" is the row's first step,
+///   AMDGPUUsage-new.txt:7269, 7405, 7544), "buffer_wbl2" at system
+///   (AMDGPUUsage-new.txt:7311, 7445, 7599, 7864, 8274).
+fn emit_release_writeback(ctx: &mut Ctx<'_>, level: Level) {
+    match ctx.family {
+        Family::Gfx90a if level == Level::System => ctx.marker(Opcode::BufferWbl2),
+        Family::Gfx90a => {}
+        _ => emit_cache_op(ctx, Opcode::BufferWbl2, level),
+    }
+}
+
+/// The invalidate an acquire at `level` ends with on GFX9 (workgroup only in tgsplit mode):
+/// - GFX942: "buffer_inv" with the scope bits (AMDGPUUsage-new.txt:8803-8812, 8867-8897).
+/// - GFX90A: "buffer_wbinvl1_vol" at workgroup and agent (AMDGPUUsage-new.txt:6680, 6750,
+///   7075, 7141), "buffer_invl2; buffer_wbinvl1_vol" at system (AMDGPUUsage-new.txt:6770-6771,
+///   6945-6946, 7210-7211).
+fn emit_acquire_invalidate(ctx: &mut Ctx<'_>, level: Level) {
+    if ctx.family != Family::Gfx90a {
+        emit_cache_op(ctx, Opcode::BufferInv, level);
+        return;
+    }
+    if level == Level::System {
+        ctx.marker(Opcode::BufferInvl2);
+    }
+    ctx.marker(Opcode::BufferWbinvl1Vol);
+}
+
 fn tgsplit(ctx: &Ctx<'_>) -> bool {
-    ctx.family == Family::Gfx9 && ctx.target.tgsplit
+    ctx.family.is_gfx9() && ctx.target.tgsplit
 }
 
 fn wgp(ctx: &Ctx<'_>) -> bool {
@@ -174,12 +207,19 @@ pub(super) fn check_split(ctx: &Ctx<'_>, what: &'static str) -> Result<(), IselE
 ///   dlc=1"); stores and RMWs plain at every scope (AMDGPUUsage-new.txt:10939-10951), RMWs
 ///   with `glc=1` when returning.
 ///
+/// - GFX90A loads (AMDGPUUsage-new.txt:6633-6646): `glc=1` at agent and system, and at
+///   workgroup in tgsplit mode ("If not TgSplit execution mode, omit glc=1"); stores and RMWs
+///   plain at every scope (AMDGPUUsage-new.txt:6647-6662), RMWs with `glc=1` when returning.
+///
 /// AMDGPUUsage-new.txt:9522 and 9575 put `sc0=1` on GFX942's release RMW at workgroup and
 /// system scope even without a return; llvm-mc-19 rejects sc0 on a no-return atomic ("invalid
 /// operand for instruction"), so we follow LLVM and leave it off.
 pub(super) fn access_cpol(ctx: &Ctx<'_>, access: Access, scope: Scope) -> CachePolicy {
     let level = level(scope, Space::Global);
     let bits = match (ctx.family, access) {
+        (Family::Gfx90a, Access::Load) => u8::from(level > Level::Group || (level == Level::Group && tgsplit(ctx))),
+        (Family::Gfx90a, Access::Store) => 0,
+        (Family::Gfx90a, Access::Rmw { returns }) => u8::from(returns),
         (Family::Gfx9, Access::Load | Access::Store) => sc_bits(level),
         (Family::Gfx9, Access::Rmw { returns }) => u8::from(returns) | if level == Level::System { 4 } else { 0 },
         (_, Access::Load) => u8::from(level > Level::Group || (level == Level::Group && wgp(ctx))),
@@ -234,13 +274,13 @@ pub(super) fn before_access(ctx: &mut Ctx<'_>, space: Space, access: Access, syn
         return;
     }
     let tg = tgsplit(ctx);
-    if ctx.family == Family::Gfx9 {
+    if ctx.family.is_gfx9() {
         match (space, level) {
             (Space::Lds, _) => {}
             (_, Level::Group) => emit_waits(ctx, Waits { vm: tg, lgkm: !tg, vs: false }),
             (_, _) => {
                 if release && !sync.av_none {
-                    emit_cache_op(ctx, Opcode::BufferWbl2, level);
+                    emit_release_writeback(ctx, level);
                 }
                 emit_waits(ctx, Waits { vm: true, lgkm: !tg, vs: false });
             }
@@ -298,7 +338,7 @@ pub(super) fn after_access(ctx: &mut Ctx<'_>, space: Space, access: Access, sync
         return;
     }
     let inv = !sync.av_none;
-    if ctx.family == Family::Gfx9 {
+    if ctx.family.is_gfx9() {
         let tg = tgsplit(ctx);
         match (space, level) {
             (Space::Lds, _) => emit_waits(ctx, Waits { lgkm: true, ..Waits::default() }),
@@ -306,13 +346,13 @@ pub(super) fn after_access(ctx: &mut Ctx<'_>, space: Space, access: Access, sync
             (Space::Flat, Level::Group) => {
                 emit_waits(ctx, Waits { vm: tg, lgkm: release || !tg, vs: false });
                 if tg && inv {
-                    emit_cache_op(ctx, Opcode::BufferInv, level);
+                    emit_acquire_invalidate(ctx, level);
                 }
             }
             (_, _) => {
                 emit_waits(ctx, Waits { vm: true, lgkm: space == Space::Flat && !tg, vs: false });
                 if inv {
-                    emit_cache_op(ctx, Opcode::BufferInv, level);
+                    emit_acquire_invalidate(ctx, level);
                 }
             }
         }
@@ -395,14 +435,14 @@ impl FenceParts {
         if self.level == Level::Wave {
             return;
         }
-        if ctx.family == Family::Gfx9 {
+        if ctx.family.is_gfx9() {
             let tg = tgsplit(ctx);
             if self.level == Level::Group {
                 emit_waits(ctx, Waits { vm: tg, lgkm: !tg, vs: false });
                 return;
             }
             if self.release && self.av {
-                emit_cache_op(ctx, Opcode::BufferWbl2, self.level);
+                emit_release_writeback(ctx, self.level);
             }
             emit_waits(ctx, Waits { vm: true, lgkm: !tg, vs: false });
             return;
@@ -415,9 +455,9 @@ impl FenceParts {
         if self.level == Level::Wave || !self.acquire || !self.av {
             return;
         }
-        if ctx.family == Family::Gfx9 {
+        if ctx.family.is_gfx9() {
             if self.level > Level::Group || tgsplit(ctx) {
-                emit_cache_op(ctx, Opcode::BufferInv, self.level);
+                emit_acquire_invalidate(ctx, self.level);
             }
             return;
         }
@@ -457,6 +497,8 @@ pub(super) fn barrier(ctx: &mut Ctx<'_>) -> Result<(), IselError> {
 
 /// The cache-policy bits of a non-atomic global or private access with `flags`:
 /// - GFX942 (AMDGPUUsage-new.txt:8708-8744): nontemporal "nt=1"; volatile "sc0=1 sc1=1".
+/// - GFX90A (AMDGPUUsage-new.txt:6581-6624): nontemporal "glc=1 slc=1"; volatile load
+///   "glc=1", volatile store plain.
 /// - GFX10-GFX11 (AMDGPUUsage-new.txt:10869-10905): nontemporal load "slc=1 dlc=1",
 ///   nontemporal store "glc=1 slc=1 dlc=1" (GFX11 keeps dlc); volatile load "glc=1 dlc=1",
 ///   volatile store "dlc=1".
@@ -468,6 +510,9 @@ pub(super) fn barrier(ctx: &mut Ctx<'_>) -> Result<(), IselError> {
 pub(super) fn plain_cpol(ctx: &Ctx<'_>, flags: MemFlags, is_store: bool) -> CachePolicy {
     let mut bits = match (ctx.family, flags.volatile, flags.nontemporal, is_store) {
         (_, false, false, _) => 0,
+        (Family::Gfx90a, true, _, false) => 1,
+        (Family::Gfx90a, true, _, true) => 0,
+        (Family::Gfx90a, false, true, _) => 1 | 2,
         (Family::Gfx9, true, _, _) => 5,
         (Family::Gfx9, false, true, _) => 2,
         (_, true, _, false) => 1 | 4,
@@ -481,14 +526,14 @@ pub(super) fn plain_cpol(ctx: &Ctx<'_>, flags: MemFlags, is_store: bool) -> Cach
     CachePolicy(bits)
 }
 
-/// The wait after a volatile global or private access: GFX942 "s_waitcnt vmcnt(0)" after
-/// loads and stores (AMDGPUUsage-new.txt:8720, 8744); GFX10-GFX11 "s_waitcnt vmcnt(0)" after a
+/// The wait after a volatile global or private access: GFX942 and GFX90A "s_waitcnt vmcnt(0)"
+/// after loads and stores (AMDGPUUsage-new.txt:8720, 8744, 6591, 6613); GFX10-GFX11 "s_waitcnt vmcnt(0)" after a
 /// load, "s_waitcnt vscnt(0)" after a store (AMDGPUUsage-new.txt:10882, 10907).
 pub(super) fn after_plain(ctx: &mut Ctx<'_>, flags: MemFlags, is_store: bool) {
     if !flags.volatile {
         return;
     }
-    let split = ctx.family != Family::Gfx9;
+    let split = !ctx.family.is_gfx9();
     emit_waits(ctx, Waits { vm: !(split && is_store), lgkm: false, vs: split && is_store });
 }
 
@@ -501,14 +546,15 @@ const VS: u8 = 4;
 /// left out: gcnc's scalar loads read constant memory, which no wave writes during the
 /// dispatch, so they need no ordering with other waves' accesses.
 fn events(inst: &mir::Inst, family: Family) -> u8 {
-    let split_stores = family != Family::Gfx9;
+    let split_stores = !family.is_gfx9();
     let vector = if inst.defs.is_empty() && split_stores { VS } else { VM };
     match inst.opcode.format(family) {
         Format::Ds => LGKM,
         Format::Global | Format::Scratch => vector,
         Format::Flat => vector | LGKM,
-        // gfx942's `buffer_wbl2` and `buffer_inv` count on vmcnt.
-        Format::Mubuf if family == Family::Gfx9 => VM,
+        // GFX9's `buffer_wbl2`, `buffer_inv`, `buffer_invl2` and `buffer_wbinvl1_vol` count on
+        // vmcnt.
+        Format::Mubuf if family.is_gfx9() => VM,
         _ => 0,
     }
 }

@@ -100,7 +100,14 @@ pub struct Selected {
 
 /// Selects `kernel` of `module` for `target`.
 pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Selected, IselError> {
-    let family_of = Family::of(target.generation());
+    select_with(module, kernel, target, false)
+}
+
+/// [`select`], with the private segment enabled even for a kernel without private slots when
+/// `scratch` is set: register allocation found that VGPRs spill to scratch, which a processor
+/// without architected flat scratch (gfx90a) reaches only once the entry sets FLAT_SCRATCH up.
+pub fn select_with(module: &Module, kernel: FuncId, target: &Target, scratch: bool) -> Result<Selected, IselError> {
+    let family_of = Family::of(target.processor());
     let expanded = family_of.and_then(|family| atomic_expand::expand(module, kernel, family));
     let module = expanded.as_ref().unwrap_or(module);
     let func = &module.functions[kernel];
@@ -115,7 +122,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
             verified: Processor::verified_names(),
         });
     }
-    let family = Family::of(target.generation()).ok_or_else(|| target_error("the generation has no encodings yet"))?;
+    let family = Family::of(target.processor()).ok_or_else(|| target_error("the generation has no encodings yet"))?;
     match target.wave_size {
         64 => {}
         32 if target.processor().wave32 => {}
@@ -161,6 +168,7 @@ pub fn select(module: &Module, kernel: FuncId, target: &Target) -> Result<Select
         specials: Vec::new(),
         value_uses: None,
         reductions: Vec::new(),
+        scratch,
     };
     let (inputs, explicit_args, kernarg) = inputs::prologue(&mut ctx)?;
     control::function_body(&mut ctx)?;
@@ -211,6 +219,8 @@ pub(crate) const MAX_NESTING: u32 = 400;
 
 /// The state of selecting one kernel.
 pub(crate) struct Ctx<'a> {
+    /// Whether the kernel reaches scratch even without private slots (spills).
+    pub scratch: bool,
     pub module: &'a Module,
     pub func: &'a Function,
     pub target: &'a Target,

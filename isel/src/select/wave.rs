@@ -313,7 +313,7 @@ pub(super) fn flush_reductions(ctx: &mut Ctx<'_>) {
     }
     let pending = std::mem::take(&mut ctx.reductions);
     let lin = RegClass::linear_vgpr(1);
-    let gfx9 = ctx.family == Family::Gfx9;
+    let gfx9 = ctx.family.is_gfx9();
     // The dwords of each value, split before the whole-wave section.
     let values: Vec<Acc> = pending
         .iter()

@@ -200,7 +200,15 @@ mod tests {
             .map(|&name| {
                 let mut descriptor = KernelDescriptor::new(proc);
                 enable_inputs(&mut descriptor, proc, &KernelInputs::default(), 32);
-                let regs = RegisterUse { vgprs: 1, agprs: 0, sgprs: 16, uses_vcc: false, wave_size: 32 };
+                let regs = RegisterUse {
+                    vgprs: 1,
+                    agprs: 0,
+                    sgprs: 16,
+                    uses_vcc: false,
+                    xnack_mask: true,
+                    flat_scratch: false,
+                    wave_size: 32,
+                };
                 set_register_counts(&mut descriptor, proc, &regs);
                 let layout = KernargLayout::new(&[], version);
                 descriptor.kernarg_size = layout.size;

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use gcnc::kernel_file::{compare, run_compiled, Buffer, Device, KernelFile, KernelFileError, RunError};
 use gcnc::launch::{ArgSpec, LaunchError, ScalarType};
-use gcnc::{Options, Target, TargetId};
+use gcnc::{CompileError, Options, Target, TargetId};
 use thiserror::Error;
 
 include!(concat!(env!("OUT_DIR"), "/conformance_suite.rs"));
@@ -323,8 +323,9 @@ impl Config {
 }
 
 /// The configurations for the `-mcpu` values (the [`DEFAULT_TARGETS`] when empty): each target
-/// at its default wave size and, where the processor has both, at the other one.
-pub fn configs(mcpus: &[String]) -> Result<Vec<Config>, isa::processor::TargetIdError> {
+/// at its default wave size and, where the processor has both, at the other one; with
+/// `tgsplit`, in threadgroup split mode where the processor has it (`-tgsplit` in the label).
+pub fn configs(mcpus: &[String], tgsplit: bool) -> Result<Vec<Config>, isa::processor::TargetIdError> {
     let defaults: Vec<String> = DEFAULT_TARGETS.iter().map(|s| s.to_string()).collect();
     let mcpus = if mcpus.is_empty() { &defaults[..] } else { mcpus };
     let mut out = Vec::new();
@@ -334,9 +335,15 @@ pub fn configs(mcpus: &[String]) -> Result<Vec<Config>, isa::processor::TargetId
         if target.processor().wave32 {
             waves.push(if target.wave_size == 32 { 64 } else { 32 });
         }
+        let tgsplit = tgsplit && target.processor().tgsplit;
         for wave_size in waves {
-            let target = Target { wave_size, ..target };
-            out.push(Config { label: format!("{}-w{wave_size}", target.id), target, options: Options::default() });
+            let target = Target { wave_size, tgsplit, ..target };
+            let split = if tgsplit { "-tgsplit" } else { "" };
+            out.push(Config {
+                label: format!("{}-w{wave_size}{split}", target.id),
+                target,
+                options: Options::default(),
+            });
         }
     }
     Ok(out)
@@ -361,6 +368,10 @@ pub enum Outcome {
         /// The listed reason.
         reason: String,
     },
+    /// The kernel cannot run on the configuration, which the message says why: it uses shared
+    /// memory or a barrier, and the workgroups of a threadgroup-split target (`-mtgsplit`) may
+    /// run on different CUs, with no LDS and no `s_barrier`.
+    NotApplicable(String),
 }
 
 impl fmt::Display for Outcome {
@@ -370,6 +381,7 @@ impl fmt::Display for Outcome {
             Outcome::Fail(_) => "FAIL",
             Outcome::KnownFailure { .. } => "known",
             Outcome::UnexpectedPass { .. } => "xpass",
+            Outcome::NotApplicable(_) => "n/a",
         })
     }
 }
@@ -401,6 +413,13 @@ pub fn run_case(suite: &Suite, case: &Case, config: &Config, device: Device) -> 
         None => Err(format!("no expectation file for {} (write it with: {BLESS_COMMAND})", case.file.name)),
         Some(expected) => match run_compiled(&case.file, &config.target, &config.options, device) {
             Err(e) if e.is_no_gpu() => return Err(e),
+            Err(e) if split_workgroup(&e) => {
+                let message = case.file.describe(&e);
+                let time = start.elapsed();
+                let reproduce = reproduce(case, config);
+                let (kernel, config) = (case.file.name.clone(), config.label.clone());
+                return Ok(CaseResult { kernel, config, outcome: Outcome::NotApplicable(message), time, reproduce });
+            }
             Err(e) => Err(case.file.describe(&e)),
             Ok(runs) => runs.iter().try_for_each(|(seed, got)| {
                 compare(expected, got, case.file.tolerance).map_err(|m| match seed {
@@ -417,12 +436,22 @@ pub fn run_case(suite: &Suite, case: &Case, config: &Config, device: Device) -> 
         (Err(message), None) => Outcome::Fail(message),
         (Err(message), Some(reason)) => Outcome::KnownFailure { reason: reason.to_string(), message },
     };
+    let reproduce = reproduce(case, config);
+    Ok(CaseResult { kernel: case.file.name.clone(), config: config.label.clone(), outcome, time, reproduce })
+}
+
+/// Whether `e` is the refusal of shared memory or a barrier in threadgroup split mode.
+fn split_workgroup(e: &RunError) -> bool {
+    matches!(e, RunError::Compile(c) if matches!(**c, CompileError::Select { reason: isel::IselError::SplitWorkgroup { .. }, .. }))
+}
+
+/// The command that runs `case` alone on `config` from the repository's root.
+fn reproduce(case: &Case, config: &Config) -> String {
     let level = match config.options.opt_level {
         2 => String::new(),
         n => format!(" -O{n}"),
     };
-    let reproduce = format!("gcnc check tests/conformance/{}.gk {}{level}", case.file.name, config.target.flags());
-    Ok(CaseResult { kernel: case.file.name.clone(), config: config.label.clone(), outcome, time, reproduce })
+    format!("gcnc check tests/conformance/{}.gk {}{level}", case.file.name, config.target.flags())
 }
 
 /// Runs every case whose name contains `filter` on every configuration, config by config, on
@@ -507,7 +536,7 @@ mod tests {
         let Expected::Same(mut buffers) = bless::interpreter_expectation(&file).unwrap() else {
             panic!("one expectation")
         };
-        let config = &configs(&["gfx942".to_string()]).unwrap()[0];
+        let config = &configs(&["gfx942".to_string()], false).unwrap()[0];
         let mut case = Case { file, expected: Expected::Same(buffers.clone()) };
         let mut suite = Suite { cases: vec![case.clone()], known_failures: Vec::new() };
         assert_eq!(run_case(&suite, &case, config, Device::Emu).unwrap().outcome, Outcome::Pass);
@@ -527,17 +556,26 @@ mod tests {
         assert!(message.starts_with("no expectation file for twice"), "{message}");
     }
 
-    /// A kernel the backend refuses fails with the line and column of the refused instruction.
+    /// A kernel that uses a barrier is not applicable in threadgroup split mode (`-mtgsplit`
+    /// gives the configurations that mode), and says where: the line and column of the refused
+    /// instruction. Without the mode it runs.
     #[test]
-    fn compile_errors_name_the_kernel_files_line() {
+    fn barriers_are_not_applicable_under_tgsplit() {
         let src = VADD.replace("    if i < n", "    barrier();\n    if i < n");
+        // No buffer is compared: the question is whether it runs.
         let case = Case { file: KernelFile::parse("twice", &src).unwrap(), expected: Expected::Same(Vec::new()) };
         let suite = Suite { cases: vec![case.clone()], known_failures: Vec::new() };
-        let gfx942 = configs(&["gfx942".to_string()]).unwrap().remove(0);
-        let split = Config { target: Target { tgsplit: true, ..gfx942.target }, ..gfx942 };
-        let Outcome::Fail(message) = run_case(&suite, &case, &split, Device::Emu).unwrap().outcome else {
-            panic!("a barrier under tgsplit does not compile")
+        let split = configs(&["gfx942".to_string(), "gfx1100".to_string()], true).unwrap();
+        let labels: Vec<&str> = split.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["gfx942-w64-tgsplit", "gfx1100-w32", "gfx1100-w64"]);
+        let result = run_case(&suite, &case, &split[0], Device::Emu).unwrap();
+        assert!(result.reproduce.ends_with("-mcpu=gfx942 -mtgsplit"), "{}", result.reproduce);
+        let Outcome::NotApplicable(message) = result.outcome else {
+            panic!("a barrier under tgsplit is not applicable: {:?}", result.outcome)
         };
+        // Without the mode, the kernel compiles and runs.
+        let plain = configs(&["gfx942".to_string()], false).unwrap().remove(0);
+        assert_eq!(run_case(&suite, &case, &plain, Device::Emu).unwrap().outcome, Outcome::Pass);
         let line = src.lines().position(|l| l.contains("barrier();")).unwrap() + 1;
         assert!(message.starts_with(&format!("twice.gk:{line}:5: compile: @twice: ")), "{message}");
         assert!(message.contains("threadgroup split mode"), "{message}");
@@ -545,9 +583,9 @@ mod tests {
 
     #[test]
     fn configurations() {
-        let labels: Vec<String> = configs(&[]).unwrap().into_iter().map(|c| c.label).collect();
+        let labels: Vec<String> = configs(&[], false).unwrap().into_iter().map(|c| c.label).collect();
         assert_eq!(labels, ["gfx1100-w32", "gfx1100-w64", "gfx942-w64"]);
-        assert!(configs(&["gfx9999".to_string()]).is_err());
+        assert!(configs(&["gfx9999".to_string()], false).is_err());
     }
 
     /// The command a result gives to reproduce it is a `gcnc check` of the kernel's file with
@@ -558,7 +596,7 @@ mod tests {
         let suite = Suite::embedded().unwrap();
         let case = suite.cases.iter().find(|c| c.file.name == "vadd").expect("vadd is in the suite");
         let root = bless::suite_dir().join("../..");
-        for config in configs(&["gfx1100".to_string(), "gfx942".to_string()]).unwrap() {
+        for config in configs(&["gfx1100".to_string(), "gfx942".to_string()], false).unwrap() {
             for config in [config.clone(), config.with(Options { opt_level: 0, ..Options::default() })] {
                 let result = run_case(&suite, case, &config, Device::Emu).unwrap();
                 assert_eq!(result.outcome, Outcome::Pass, "{}", config.label);

@@ -111,6 +111,13 @@ fn conformance_options() {
     assert_eq!(lines[0].split_whitespace().collect::<Vec<_>>(), ["kernel", "gfx942-w64"]);
     assert!(lines[1].starts_with("vadd ") && lines[1].contains("pass"), "{stdout}");
     assert_eq!(lines[2], "");
+    // -mtgsplit: gfx942 in threadgroup split mode; a kernel with a barrier is not applicable.
+    let out = gcnc(&["conformance", "-mcpu=gfx942", "-mtgsplit", "--filter", "block_sum"], &here);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0].split_whitespace().collect::<Vec<_>>(), ["kernel", "gfx942-w64-tgsplit"]);
+    assert!(lines[1].starts_with("block_sum ") && lines[1].contains("n/a"), "{stdout}");
     // -O as for compile: the configurations compile at that level and say so.
     let out = gcnc(&["conformance", "-mcpu=gfx942", "-O0", "--filter", "vadd"], &here);
     let stdout = text(&out.stdout);

@@ -1,7 +1,7 @@
 //! How conformance results are shown: a table (kernel × configuration: outcome and time) with
 //! the failures spelled out below it, each with the command that reproduces it, the same as
 //! Markdown, and JUnit XML (a `testsuite` per configuration, a `testcase` per kernel, known
-//! failures as `skipped`; written with quick-xml).
+//! failures and kernels not applicable to a configuration as `skipped`; written with quick-xml).
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -27,18 +27,31 @@ fn millis(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Counts of (passed, failed, known failures) in `results`; an unexpected pass counts as
-/// passed.
-pub fn counts<'a>(results: impl IntoIterator<Item = &'a CaseResult>) -> (usize, usize, usize) {
-    let (mut passed, mut failed, mut known) = (0, 0, 0);
+/// How many runs had each kind of outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Passed (an unexpected pass included).
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Failed as `known-failures.txt` says.
+    pub known: usize,
+    /// Not applicable to the configuration.
+    pub not_applicable: usize,
+}
+
+/// The outcomes of `results`, counted.
+pub fn counts<'a>(results: impl IntoIterator<Item = &'a CaseResult>) -> Counts {
+    let mut c = Counts::default();
     for r in results {
         match r.outcome {
-            Outcome::Fail(_) => failed += 1,
-            Outcome::KnownFailure { .. } => known += 1,
-            Outcome::Pass | Outcome::UnexpectedPass { .. } => passed += 1,
+            Outcome::Fail(_) => c.failed += 1,
+            Outcome::KnownFailure { .. } => c.known += 1,
+            Outcome::NotApplicable(_) => c.not_applicable += 1,
+            Outcome::Pass | Outcome::UnexpectedPass { .. } => c.passed += 1,
         }
     }
-    (passed, failed, known)
+    c
 }
 
 /// The outcome of `r` as a table cell: `pass`, `FAIL`, `known` for a listed failure, `xpass`
@@ -95,10 +108,15 @@ fn sections(results: &[CaseResult]) -> Vec<(&'static str, Vec<String>)> {
 /// The last line: the counts, the runs and the time.
 fn summary(results: &[CaseResult]) -> String {
     let (configs, kernels) = axes(results);
-    let (passed, failed, known) = counts(results);
+    let Counts { passed, failed, known, not_applicable } = counts(results);
     let total: Duration = results.iter().map(|r| r.time).sum();
+    let not_applicable = match not_applicable {
+        0 => String::new(),
+        n => format!(", {n} not applicable"),
+    };
     format!(
-        "{passed} passed, {failed} failed, {known} known failures, of {} runs ({} kernels on {} configurations) in {:.2} s",
+        "{passed} passed, {failed} failed, {known} known failures{not_applicable}, of {} runs ({} kernels on {} \
+         configurations) in {:.2} s",
         results.len(),
         kernels.len(),
         configs.len(),
@@ -184,9 +202,10 @@ pub fn junit(results: &[CaseResult]) -> String {
     let (configs, _) = axes(results);
     let secs = |d: Duration| format!("{:.6}", d.as_secs_f64());
     let counted = |mine: &[&CaseResult]| {
-        let (_, failed, known) = counts(mine.iter().copied());
+        let c = counts(mine.iter().copied());
         let time: Duration = mine.iter().map(|r| r.time).sum();
-        [mine.len().to_string(), failed.to_string(), "0".to_string(), known.to_string(), secs(time)]
+        let skipped = c.known + c.not_applicable;
+        [mine.len().to_string(), c.failed.to_string(), "0".to_string(), skipped.to_string(), secs(time)]
     };
     let attrs = |name: &str, [tests, failures, errors, skipped, time]: [String; 5]| {
         [
@@ -233,9 +252,17 @@ pub fn junit(results: &[CaseResult]) -> String {
                                         Ok(())
                                     })?;
                                 }
-                                Outcome::KnownFailure { reason, message } => {
-                                    let why = xml_chars(&format!("known failure: {reason}"));
-                                    let body = xml_chars(message);
+                                Outcome::KnownFailure { .. } | Outcome::NotApplicable(_) => {
+                                    let (why, message) = match &r.outcome {
+                                        Outcome::KnownFailure { reason, message } => {
+                                            (format!("known failure: {reason}"), message)
+                                        }
+                                        Outcome::NotApplicable(message) => {
+                                            (format!("not applicable: {}", first_line(message)), message)
+                                        }
+                                        _ => unreachable!("matched above"),
+                                    };
+                                    let (why, body) = (xml_chars(&why), xml_chars(message));
                                     case.write_inner_content(|w| {
                                         w.create_element("skipped")
                                             .with_attribute(("message", why.as_str()))
@@ -300,5 +327,28 @@ mod tests {
         );
         assert!(x.contains("<skipped message=\"known failure: f64 isel\">compile</skipped>"));
         assert_eq!(xml_chars("a\u{1}b"), "a\u{fffd}b");
+    }
+
+    /// A kernel not applicable to a configuration (`-mtgsplit`) shows as `n/a`, is counted on
+    /// its own, and is a skipped test case with its reason; it fails nothing.
+    #[test]
+    fn not_applicable_runs_are_counted_and_skipped() {
+        let why = "k.gk:3:5: compile: @k: a barrier in threadgroup split mode\nmore";
+        let results = vec![
+            result("k", "gfx942-w64-tgsplit", Outcome::NotApplicable(why.into())),
+            result("v", "gfx942-w64-tgsplit", Outcome::Pass),
+        ];
+        let t = table(&results);
+        assert!(t.contains("\nk       n/a      3.0 ms\n"), "{t}");
+        assert!(t.contains("1 passed, 0 failed, 0 known failures, 1 not applicable, of 2 runs"), "{t}");
+        assert_eq!(counts(&results), Counts { passed: 1, not_applicable: 1, ..Counts::default() });
+        let x = junit(&results);
+        assert!(x.contains("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"1\""), "{x}");
+        assert!(
+            x.contains(
+                "<skipped message=\"not applicable: k.gk:3:5: compile: @k: a barrier in threadgroup split mode\">"
+            ),
+            "{x}"
+        );
     }
 }

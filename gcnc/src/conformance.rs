@@ -409,32 +409,28 @@ pub struct CaseResult {
 /// case's outcome.
 pub fn run_case(suite: &Suite, case: &Case, config: &Config, device: Device) -> Result<CaseResult, RunError> {
     let start = Instant::now();
+    // A run that does not pass: whether the kernel is not applicable to the configuration
+    // (shared memory or a barrier under tgsplit), and the message.
     let result = match case.expected.at(config.target.wave_size) {
-        None => Err(format!("no expectation file for {} (write it with: {BLESS_COMMAND})", case.file.name)),
+        None => Err((false, format!("no expectation file for {} (write it with: {BLESS_COMMAND})", case.file.name))),
         Some(expected) => match run_compiled(&case.file, &config.target, &config.options, device) {
             Err(e) if e.is_no_gpu() => return Err(e),
-            Err(e) if split_workgroup(&e) => {
-                let message = case.file.describe(&e);
-                let time = start.elapsed();
-                let reproduce = reproduce(case, config);
-                let (kernel, config) = (case.file.name.clone(), config.label.clone());
-                return Ok(CaseResult { kernel, config, outcome: Outcome::NotApplicable(message), time, reproduce });
-            }
-            Err(e) => Err(case.file.describe(&e)),
+            Err(e) => Err((split_workgroup(&e), case.file.describe(&e))),
             Ok(runs) => runs.iter().try_for_each(|(seed, got)| {
                 compare(expected, got, case.file.tolerance).map_err(|m| match seed {
-                    0 => m,
-                    _ => format!("with emulator interleaving seed {seed}: {m}"),
+                    0 => (false, m),
+                    _ => (false, format!("with emulator interleaving seed {seed}: {m}")),
                 })
             }),
         },
     };
     let time = start.elapsed();
     let outcome = match (result, suite.known_failure(&case.file.name, &config.label)) {
+        (Err((true, message)), _) => Outcome::NotApplicable(message),
         (Ok(()), None) => Outcome::Pass,
         (Ok(()), Some(reason)) => Outcome::UnexpectedPass { reason: reason.to_string() },
-        (Err(message), None) => Outcome::Fail(message),
-        (Err(message), Some(reason)) => Outcome::KnownFailure { reason: reason.to_string(), message },
+        (Err((false, message)), None) => Outcome::Fail(message),
+        (Err((false, message)), Some(reason)) => Outcome::KnownFailure { reason: reason.to_string(), message },
     };
     let reproduce = reproduce(case, config);
     Ok(CaseResult { kernel: case.file.name.clone(), config: config.label.clone(), outcome, time, reproduce })

@@ -194,6 +194,22 @@ fn xml_chars(text: &str) -> String {
         .collect()
 }
 
+/// Writes `case` as a skipped test case: `why` in its attribute, `message` as its text.
+fn skipped<W: std::io::Write>(
+    case: quick_xml::writer::ElementWriter<'_, W>,
+    why: &str,
+    message: &str,
+) -> std::io::Result<()> {
+    let (why, body) = (xml_chars(why), xml_chars(message));
+    case.write_inner_content(|w| {
+        w.create_element("skipped")
+            .with_attribute(("message", why.as_str()))
+            .write_text_content(quick_xml::events::BytesText::new(&body))?;
+        Ok(())
+    })?;
+    Ok(())
+}
+
 /// The results as JUnit XML: `<testsuites>` with a `<testsuite>` per configuration and a
 /// `<testcase>` per kernel, a `<failure>` for a failure (its message, then the command that
 /// reproduces it) and a `<skipped>` for a known one.
@@ -252,23 +268,11 @@ pub fn junit(results: &[CaseResult]) -> String {
                                         Ok(())
                                     })?;
                                 }
-                                Outcome::KnownFailure { .. } | Outcome::NotApplicable(_) => {
-                                    let (why, message) = match &r.outcome {
-                                        Outcome::KnownFailure { reason, message } => {
-                                            (format!("known failure: {reason}"), message)
-                                        }
-                                        Outcome::NotApplicable(message) => {
-                                            (format!("not applicable: {}", first_line(message)), message)
-                                        }
-                                        _ => unreachable!("matched above"),
-                                    };
-                                    let (why, body) = (xml_chars(&why), xml_chars(message));
-                                    case.write_inner_content(|w| {
-                                        w.create_element("skipped")
-                                            .with_attribute(("message", why.as_str()))
-                                            .write_text_content(BytesText::new(&body))?;
-                                        Ok(())
-                                    })?;
+                                Outcome::KnownFailure { reason, message } => {
+                                    skipped(case, &format!("known failure: {reason}"), message)?;
+                                }
+                                Outcome::NotApplicable(message) => {
+                                    skipped(case, &format!("not applicable: {}", first_line(message)), message)?;
                                 }
                             }
                         }

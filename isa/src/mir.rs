@@ -310,6 +310,13 @@ impl Function {
         Function { name: name.into(), family, wave_size, blocks: Vec::new(), temps: 0 }
     }
 
+    /// Whether some block is entered on the linear CFG from itself or a later block (a loop's
+    /// back edge; blocks are in linear order). Without one, a forward pass over the blocks in
+    /// order sees every predecessor of a block before the block.
+    pub fn has_linear_back_edges(&self) -> bool {
+        self.blocks.iter().enumerate().any(|(b, block)| block.linear_preds.iter().any(|&p| p as usize >= b))
+    }
+
     /// A new temporary of class `rc`.
     pub fn new_temp(&mut self, rc: RegClass) -> Temp {
         let temp = Temp { id: self.temps, rc };

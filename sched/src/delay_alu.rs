@@ -385,7 +385,7 @@ pub fn insert_delay_alu(func: &mut Function) -> DelayStats {
     // distance, so this settles in a few rounds. Without back edges, each block's entry is
     // final when its turn comes, and the pass that inserts the delays is the only one (what a
     // block leaves does not depend on whether its delays are being placed).
-    let loops = func.blocks.iter().enumerate().any(|(b, block)| block.linear_preds.iter().any(|&p| p as usize >= b));
+    let loops = func.has_linear_back_edges();
     let mut exits: Vec<State> = vec![State::default(); n];
     let mut scratch = DelayStats::default();
     let entry_state = |exits: &[State], b: usize, blocks: &[isa::mir::Block]| {

@@ -336,7 +336,7 @@ fn resolve_gfx942(func: &mut Function, store_data_wait_states: u32) -> HazardSta
     // is the walk from it, so its needs stand. A function without back edges is done in one
     // walk, which consults no tails of later blocks.
     let mut needs: Vec<Vec<u32>> = func.blocks.iter().map(|b| vec![0; b.insts.len()]).collect();
-    let loops = func.blocks.iter().enumerate().any(|(b, block)| block.linear_preds.iter().any(|&p| p as usize >= b));
+    let loops = func.has_linear_back_edges();
     let mut known: Option<Tails> = None;
     let mut converged = !loops;
     let mut record = |b: usize, i: usize, need: u32| needs[b][i] = need;
